@@ -1,0 +1,175 @@
+"""What every store keeps, and the journal's record format and hash chain.
+
+A store persists four things and knows nothing of agents:
+
+- **runs**: one row per logical run (:class:`minirt.run.Run`), changed only by compare-and-set on
+  the revision, with the fencing token (incarnation) checked in the same transaction;
+- **events**: the append-only journal of each run, each row chained to the previous one by digest;
+- **artifacts**: content-addressed blobs (large tool outputs), stored once, referenced by digest;
+- **kv**: small per-run key/value state that application code changes in the same transaction as
+  a journal append (the local half of a transactional outbox).
+
+Every write that a worker makes is fenced: the store checks, inside the write's transaction, that
+the worker's incarnation is still the run's current one, and raises
+:class:`minirt.run.StaleIncarnation` otherwise, writing nothing.
+
+The hash chain: an event's ``digest`` covers its run, sequence number, kind, step, payload,
+incarnation, time and the previous event's digest. Reading a journal recomputes every digest and
+link, so a changed, removed or reordered row is reported as :class:`JournalCorrupted` naming the
+run and the position, never silently skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..errors import MinirtError
+from ..run import Run, RunEvent
+
+GENESIS = "sha256:" + "0" * 64  # the "previous digest" of a run's first event
+
+
+class JournalCorrupted(MinirtError):
+    """A journal row does not match its digest, or its chain link, or a sequence number is missing.
+
+    Raised on read with the run and the first bad position; nothing after it is trusted or used.
+    Not a :class:`minirt.journal.NonDeterminism` (the code changed, the journal is intact).
+    """
+
+    fields = ("run_id", "seq", "reason")
+    template = "journal of run {run_id} is corrupted at seq {seq}: {reason}"
+
+
+class ArtifactMissing(MinirtError):
+    fields = ("digest",)
+    template = "artifact {digest} is referenced but not stored"
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: the store assigns ``seq``, ``prev_digest`` and ``digest``."""
+
+    kind: str
+    step: int | None
+    payload_json: str  # canonical JSON text (minirt.canonical.canonical_json)
+    at: float
+
+
+@dataclass(frozen=True)
+class Event:
+    """One immutable journal row."""
+
+    run_id: str
+    seq: int  # Invariant: 1, 2, 3, ... with no gap within a run
+    kind: str
+    step: int | None
+    payload_json: str
+    incarnation: int
+    at: float
+    prev_digest: str  # Invariant: the digest of event seq-1, or GENESIS for seq 1
+    digest: str  # Invariant: event_digest(...) of all the fields above
+
+    @property
+    def payload(self) -> Any:
+        return json.loads(self.payload_json)
+
+
+def event_digest(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
+                 incarnation: int, at: float, prev_digest: str) -> str:
+    """The digest that chains an event to its predecessor. Pure and deterministic."""
+    header = json.dumps([run_id, seq, kind, step, incarnation, repr(float(at)), prev_digest],
+                        separators=(",", ":"), ensure_ascii=False)
+    h = hashlib.sha256(header.encode("utf-8"))
+    h.update(b"\n")
+    h.update(payload_json.encode("utf-8"))
+    return "sha256:" + h.hexdigest()
+
+
+def chain(run_id: str, incarnation: int, prev_seq: int, prev_digest: str,
+          new: Sequence[NewEvent]) -> list[Event]:
+    """Give ``new`` events their sequence numbers and digests, continuing a chain."""
+    out: list[Event] = []
+    for e in new:
+        prev_seq += 1
+        d = event_digest(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
+                         prev_digest)
+        out.append(Event(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
+                         prev_digest, d))
+        prev_digest = d
+    return out
+
+
+def verify(run_id: str, rows: Sequence[Event]) -> list[Event]:
+    """Check the chain of ``rows`` (ordered by seq); return them or raise JournalCorrupted."""
+    prev = GENESIS
+    for expected_seq, row in enumerate(rows, start=1):
+        if row.seq != expected_seq:
+            raise JournalCorrupted(run_id=run_id, seq=expected_seq,
+                                   reason=f"expected seq {expected_seq}, found {row.seq}")
+        if row.prev_digest != prev:
+            raise JournalCorrupted(run_id=run_id, seq=row.seq,
+                                   reason="link to the previous event does not match")
+        d = event_digest(run_id, row.seq, row.kind, row.step, row.payload_json, row.incarnation,
+                         row.at, row.prev_digest)
+        if d != row.digest:
+            raise JournalCorrupted(run_id=run_id, seq=row.seq,
+                                   reason="content does not match its digest")
+        prev = row.digest
+    return list(rows)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run plus what it was started with."""
+
+    run: Run
+    workflow: str
+    input_json: str
+    created_at: float
+
+
+class Store(Protocol):
+    """The interface every store implements (SQLite, PostgreSQL). See the conformance tests."""
+
+    def create_run(self, run_id: str, workflow: str, input_json: str, at: float,
+                   events: Sequence[NewEvent] = ()) -> RunRecord: ...
+
+    def get_run(self, run_id: str) -> RunRecord: ...
+
+    def list_runs(self, states: Sequence[str] | None = None) -> list[RunRecord]: ...
+
+    def transition(self, run_id: str, event: RunEvent, *, expected_revision: int | None = None,
+                   events: Sequence[NewEvent] = (), kv: dict[str, str | None] | None = None
+                   ) -> Run: ...
+
+    def claim_next(self, worker_id: str, at: float, lease_for: float,
+                   workflows: Sequence[str] | None = None) -> RunRecord | None: ...
+
+    def append(self, run_id: str, incarnation: int, events: Sequence[NewEvent], *,
+               lease_until: float | None = None, kv: dict[str, str | None] | None = None
+               ) -> list[Event]: ...
+
+    def read(self, run_id: str, *, after_seq: int = 0) -> list[Event]: ...
+
+    def put_artifact(self, data: bytes) -> str: ...
+
+    def get_artifact(self, digest: str) -> bytes: ...
+
+    def kv_get(self, run_id: str, key: str) -> str | None: ...
+
+    def kv_items(self, run_id: str) -> dict[str, str]: ...
+
+    def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None: ...
+
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[Any]: ...
+
+
+def iter_kinds(events: Sequence[Event], *kinds: str) -> Iterator[Event]:
+    return (e for e in events if e.kind in kinds)

@@ -1,0 +1,346 @@
+"""The default store: one SQLite file, WAL mode, synchronous=FULL.
+
+Guarantees:
+
+- A write that returned has been committed with ``synchronous=FULL``: the WAL was fsynced, so it
+  survives SIGKILL of the process and, per SQLite's documentation of FULL, power loss.
+- Every worker write is one transaction (``BEGIN IMMEDIATE``) that checks the fencing token, so a
+  stale incarnation writes nothing; a run transition and the journal rows recording it commit
+  together or not at all.
+- Reading a journal verifies the hash chain (see :mod:`minirt.store.base`); a file that is not a
+  SQLite database, or a row that was altered, raises a named error.
+
+Does not: share a file across machines (use :mod:`minirt.store.postgres`), or protect against a
+disk that lies about fsync.
+
+One :class:`SQLiteStore` may be used from several threads (one connection behind a lock);
+several processes may open the same file (SQLite's own locking plus ``busy_timeout``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..canonical import digest_bytes
+from ..errors import MinirtError
+from ..run import (
+    TERMINAL,
+    DuplicateRun,
+    Run,
+    RunEvent,
+    RunIsTerminal,
+    RunNotFound,
+    RunState,
+    StaleIncarnation,
+    apply,
+)
+from .base import GENESIS, ArtifactMissing, Event, NewEvent, RunRecord, chain, verify
+
+
+class StoreUnreadable(MinirtError):
+    """The store's file is not a database we can read (corrupted, truncated, or something else)."""
+
+    fields = ("path", "reason")
+    template = "cannot read the store at {path}: {reason}"
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id           TEXT PRIMARY KEY,
+    workflow         TEXT NOT NULL,
+    input_json       TEXT NOT NULL,
+    state            TEXT NOT NULL,
+    revision         INTEGER NOT NULL,
+    incarnation      INTEGER NOT NULL,   -- the fencing token
+    worker_id        TEXT,
+    lease_expires_at REAL,
+    detail_json      TEXT NOT NULL DEFAULT '{}',
+    last_seq         INTEGER NOT NULL DEFAULT 0,
+    last_digest      TEXT NOT NULL,
+    created_at       REAL NOT NULL,
+    updated_at       REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_claimable ON runs(state, lease_expires_at);
+CREATE TABLE IF NOT EXISTS events (
+    run_id       TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    kind         TEXT NOT NULL,
+    step         INTEGER,
+    payload_json TEXT NOT NULL,
+    incarnation  INTEGER NOT NULL,
+    at           REAL NOT NULL,
+    prev_digest  TEXT NOT NULL,
+    digest       TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS artifacts (
+    digest TEXT PRIMARY KEY,
+    size   INTEGER NOT NULL,
+    data   BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS kv (
+    run_id TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    value  TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+"""
+
+_RUN_COLS = ("run_id, workflow, input_json, state, revision, incarnation, worker_id, "
+             "lease_expires_at, detail_json, created_at")
+_EVENT_COLS = "run_id, seq, kind, step, payload_json, incarnation, at, prev_digest, digest"
+
+
+class SQLiteStore:
+    """A durable store in one SQLite file. ``path=":memory:"`` gives a non-durable one for demos."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL",
+                 busy_timeout_ms: int = 10_000) -> None:
+        self.path = str(path)
+        self._lock = threading.RLock()
+        self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None,
+                                       check_same_thread=False, timeout=busy_timeout_ms / 1000)
+            self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+
+    # -- transactions -------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; nested calls join the outer one (all commit or none)."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._db
+                finally:
+                    self._depth -= 1
+                return
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as exc:
+                raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            self._depth = 1
+            try:
+                yield self._db
+            except BaseException:
+                self._depth = 0
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._depth = 0
+                self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def create_run(self, run_id: str, workflow: str, input_json: str, at: float,
+                   events: Sequence[NewEvent] = ()) -> RunRecord:
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
+                raise DuplicateRun(run_id=run_id)
+            db.execute(
+                "INSERT INTO runs (run_id, workflow, input_json, state, revision, incarnation,"
+                " detail_json, last_seq, last_digest, created_at, updated_at)"
+                " VALUES (?,?,?,?,0,0,'{}',0,?,?,?)",
+                (run_id, workflow, input_json, RunState.PENDING.value, GENESIS, at, at))
+            if events:
+                self._append_txn(db, run_id, 0, 0, GENESIS, events)
+        return RunRecord(Run(run_id), workflow, input_json, at)
+
+    def get_run(self, run_id: str) -> RunRecord:
+        row = self._query_one(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=?", (run_id,))
+        if row is None:
+            raise RunNotFound(run_id=run_id)
+        return _record(row)
+
+    def list_runs(self, states: Sequence[str] | None = None) -> list[RunRecord]:
+        sql = f"SELECT {_RUN_COLS} FROM runs"
+        args: tuple[Any, ...] = ()
+        if states:
+            sql += f" WHERE state IN ({','.join('?' * len(states))})"
+            args = tuple(states)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY created_at, run_id", args).fetchall()
+        return [_record(r) for r in rows]
+
+    def transition(self, run_id: str, event: RunEvent, *, expected_revision: int | None = None,
+                   events: Sequence[NewEvent] = (), kv: dict[str, str | None] | None = None
+                   ) -> Run:
+        """Apply ``event`` (compare-and-set on the revision) and append ``events``, atomically."""
+        from ..run import RevisionConflict
+
+        with self.transaction() as db:
+            row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"
+                             " WHERE run_id=?", (run_id,)).fetchone()
+            if row is None:
+                raise RunNotFound(run_id=run_id)
+            current = _record(row[:10]).run
+            if expected_revision is not None and current.revision != expected_revision:
+                raise RevisionConflict(run_id=run_id, expected=expected_revision,
+                                       actual=current.revision)
+            new = apply(current, event)
+            self._write_run_txn(db, new, current.revision, event.at)
+            if events:
+                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
+            if kv:
+                self._kv_txn(db, run_id, kv)
+        return new
+
+    def claim_next(self, worker_id: str, at: float, lease_for: float,
+                   workflows: Sequence[str] | None = None) -> RunRecord | None:
+        """Claim the oldest runnable run (pending, or leased with an expired lease), or None."""
+        sql = (f"SELECT {_RUN_COLS} FROM runs WHERE (state=? OR (state IN (?,?,?)"
+               " AND lease_expires_at < ?))")
+        args: list[Any] = [RunState.PENDING.value, RunState.RUNNING.value,
+                           RunState.UNCERTAIN.value, RunState.CANCELLING.value, at]
+        if workflows:
+            sql += f" AND workflow IN ({','.join('?' * len(workflows))})"
+            args += list(workflows)
+        with self.transaction() as db:
+            row = db.execute(sql + " ORDER BY created_at, run_id LIMIT 1", args).fetchone()
+            if row is None:
+                return None
+            rec = _record(row)
+            new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
+                                          lease_for=lease_for))
+            self._write_run_txn(db, new, rec.run.revision, at)
+        return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
+
+    def _write_run_txn(self, db: sqlite3.Connection, new: Run, expected_revision: int,
+                       at: float) -> None:
+        from ..run import RevisionConflict
+
+        cur = db.execute(
+            "UPDATE runs SET state=?, revision=?, incarnation=?, worker_id=?, lease_expires_at=?,"
+            " detail_json=?, updated_at=? WHERE run_id=? AND revision=?",
+            (new.state.value, new.revision, new.incarnation, new.worker_id, new.lease_expires_at,
+             json.dumps(new.detail, sort_keys=True), at, new.run_id, expected_revision))
+        if cur.rowcount != 1:
+            raise RevisionConflict(run_id=new.run_id, expected=expected_revision, actual="?")
+
+    # -- journal ------------------------------------------------------------------------------
+
+    def append(self, run_id: str, incarnation: int, events: Sequence[NewEvent], *,
+               lease_until: float | None = None, kv: dict[str, str | None] | None = None
+               ) -> list[Event]:
+        """Append ``events`` to the run's journal if ``incarnation`` is still current (fenced).
+
+        All rows, the lease extension and ``kv`` changes commit in one transaction.
+        """
+        with self.transaction() as db:
+            row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
+                             " WHERE run_id=?", (run_id,)).fetchone()
+            if row is None:
+                raise RunNotFound(run_id=run_id)
+            current, state, last_seq, last_digest = row
+            if current != incarnation:
+                raise StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
+                                       current=current)
+            if RunState(state) in TERMINAL:
+                raise RunIsTerminal(run_id=run_id, state=state, event="append")
+            out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
+            if lease_until is not None:
+                db.execute("UPDATE runs SET lease_expires_at=? WHERE run_id=?",
+                           (lease_until, run_id))
+            if kv:
+                self._kv_txn(db, run_id, kv)
+        return out
+
+    def _append_txn(self, db: sqlite3.Connection, run_id: str, incarnation: int, last_seq: int,
+                    last_digest: str, events: Sequence[NewEvent]) -> list[Event]:
+        rows = chain(run_id, incarnation, last_seq, last_digest, events)
+        if not rows:
+            return rows
+        db.executemany(f"INSERT INTO events ({_EVENT_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                       [(e.run_id, e.seq, e.kind, e.step, e.payload_json, e.incarnation, e.at,
+                         e.prev_digest, e.digest) for e in rows])
+        db.execute("UPDATE runs SET last_seq=?, last_digest=? WHERE run_id=?",
+                   (rows[-1].seq, rows[-1].digest, run_id))
+        return rows
+
+    def read(self, run_id: str, *, after_seq: int = 0) -> list[Event]:
+        """The run's journal, chain verified from the first event; ``after_seq`` trims the front."""
+        with self._lock:
+            try:
+                rows = self._db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=?"
+                                        " ORDER BY seq", (run_id,)).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+        events = verify(run_id, [Event(*r) for r in rows])
+        return events[after_seq:] if after_seq else events
+
+    # -- artifacts and kv ---------------------------------------------------------------------
+
+    def put_artifact(self, data: bytes) -> str:
+        """Store ``data`` once under its digest (idempotent) and return the digest."""
+        d = digest_bytes(data)
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO artifacts (digest, size, data) VALUES (?,?,?)",
+                       (d, len(data), data))
+        return d
+
+    def get_artifact(self, digest: str) -> bytes:
+        row = self._query_one("SELECT data FROM artifacts WHERE digest=?", (digest,))
+        if row is None:
+            raise ArtifactMissing(digest=digest)
+        data = bytes(row[0])
+        if digest_bytes(data) != digest:
+            raise ArtifactMissing(digest=digest + " (stored bytes do not match)")
+        return data
+
+    def kv_get(self, run_id: str, key: str) -> str | None:
+        row = self._query_one("SELECT value FROM kv WHERE run_id=? AND key=?", (run_id, key))
+        return None if row is None else row[0]
+
+    def kv_items(self, run_id: str) -> dict[str, str]:
+        with self._lock:
+            rows = self._db.execute("SELECT key, value FROM kv WHERE run_id=? ORDER BY key",
+                                    (run_id,)).fetchall()
+        return dict(rows)
+
+    def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None:
+        """Change per-run state outside any worker's fencing (signals from outside the run)."""
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone() is None:
+                raise RunNotFound(run_id=run_id)
+            self._kv_txn(db, run_id, kv)
+
+    def _kv_txn(self, db: sqlite3.Connection, run_id: str, kv: dict[str, str | None]) -> None:
+        for key, value in kv.items():
+            if value is None:
+                db.execute("DELETE FROM kv WHERE run_id=? AND key=?", (run_id, key))
+            else:
+                db.execute("INSERT INTO kv (run_id, key, value) VALUES (?,?,?) ON CONFLICT"
+                           " (run_id, key) DO UPDATE SET value=excluded.value",
+                           (run_id, key, value))
+
+    def _query_one(self, sql: str, args: tuple[Any, ...]) -> Any:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchone()
+            except sqlite3.DatabaseError as exc:
+                raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+
+
+def _record(row: Sequence[Any]) -> RunRecord:
+    (run_id, workflow, input_json, state, revision, incarnation, worker_id, lease, detail,
+     created_at) = row
+    run = Run(run_id, RunState(state), revision, incarnation, worker_id, lease,
+              json.loads(detail))
+    return RunRecord(run, workflow, input_json, created_at)

@@ -1,0 +1,138 @@
+"""The smallest contract between the runtime and a tool.
+
+A tool has a name, an **effect class** (what re-running it would do to the world) and two calls:
+
+- ``prepare(args, scopes)`` validates and normalises the arguments *before* anything is journaled
+  or sent, raising a named error for bad input. It has no effect on the world.
+- ``invoke(call)`` performs the call. It returns JSON data, raises :class:`minirt.errors.ToolError`
+  when the tool ran and said no, or :class:`OutcomeUnknown` when it cannot tell whether the effect
+  happened (a timeout, a dropped connection after the request left).
+
+A tool may also offer ``lookup(call)``: ask the outside world whether the effect with
+``call.effect_key`` happened, returning a :class:`Lookup`. Reconciliation uses it.
+
+:mod:`minirt.contracts` builds typed tools with the full gate (schema, domain, authorization,
+limits, output validation); :class:`FunctionTool` wraps a plain function for demos and tests.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import MinirtError
+
+
+class EffectClass(StrEnum):
+    PURE = "pure"  # no outside effect: running it again is harmless
+    KEYED = "keyed-idempotent"  # the provider deduplicates by effect key: resend with the same key
+    IRREVERSIBLE = "irreversible"  # resending may do it twice and nothing undoes it
+    COMPENSATABLE = "compensatable"  # resending may do it twice, but a compensation can undo it
+
+
+class OutcomeUnknown(MinirtError):
+    """The call may or may not have taken effect (no response: timeout, lost connection).
+
+    Not a :class:`ToolError` (the tool answered "no"): an unknown outcome must be reconciled by
+    looking the effect up, never assumed to have failed and never blindly retried.
+    """
+
+    fields = ("tool", "effect_key", "reason")
+    template = "outcome of {tool} ({effect_key}) is unknown: {reason}"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One logical tool call as the runtime dispatches it."""
+
+    run_id: str
+    step: int
+    tool: str
+    args: dict[str, Any]
+    effect_key: str  # Invariant: the same for every attempt of this logical call
+    attempt: int = 1  # transport attempt number; never part of the effect key
+    incarnation: int = 0
+    scopes: frozenset[str] = field(default_factory=frozenset)
+    deadline_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What a provider says about an effect key: found (with the recorded result) or not."""
+
+    found: bool
+    result: Any = None
+    detail: str = ""
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    effect: EffectClass
+
+    def prepare(self, args: dict[str, Any], scopes: frozenset[str]) -> dict[str, Any]: ...
+
+    def invoke(self, call: ToolCall) -> Any: ...
+
+
+class FunctionTool:
+    """A plain function as a tool. ``fn`` takes the arguments as keywords (and ``call=`` if it
+    declares a parameter named ``call``, to see its effect key)."""
+
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None,
+                 effect: EffectClass = EffectClass.PURE,
+                 lookup: Callable[[ToolCall], Lookup] | None = None) -> None:
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.effect = EffectClass(effect)
+        self._lookup = lookup
+        self._wants_call = "call" in inspect.signature(fn).parameters
+
+    def prepare(self, args: dict[str, Any], scopes: frozenset[str]) -> dict[str, Any]:
+        if not isinstance(args, dict):
+            raise ToolArgumentsInvalid(tool=self.name, reason="arguments must be a JSON object")
+        return dict(args)
+
+    def invoke(self, call: ToolCall) -> Any:
+        if self._wants_call:
+            return self.fn(**call.args, call=call)
+        return self.fn(**call.args)
+
+    @property
+    def has_lookup(self) -> bool:
+        return self._lookup is not None
+
+    def lookup(self, call: ToolCall) -> Lookup:
+        if self._lookup is None:
+            raise NotImplementedError(f"{self.name} offers no lookup")
+        return self._lookup(call)
+
+    def __repr__(self) -> str:
+        return f"FunctionTool({self.name!r}, effect={self.effect.value!r})"
+
+
+class ToolArgumentsInvalid(MinirtError):
+    fields = ("tool", "reason")
+    template = "arguments for {tool} are invalid: {reason}"
+
+
+def tool(effect: EffectClass | str = EffectClass.PURE, *, name: str | None = None,
+         lookup: Callable[[ToolCall], Lookup] | None = None
+         ) -> Callable[[Callable[..., Any]], FunctionTool]:
+    """Decorator: ``@tool(EffectClass.KEYED)`` turns a function into a :class:`FunctionTool`."""
+
+    def wrap(fn: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(fn, name=name, effect=EffectClass(effect), lookup=lookup)
+
+    return wrap
+
+
+def has_lookup(t: Tool) -> bool:
+    """Whether ``t`` can be asked if an effect happened."""
+    flag = getattr(t, "has_lookup", None)
+    if flag is not None:
+        return bool(flag)
+    return callable(getattr(t, "lookup", None))
