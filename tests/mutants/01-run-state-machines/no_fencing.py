@@ -1,0 +1,19 @@
+"""Forgets the fence: a completion from an old incarnation (a zombie worker) is accepted."""
+
+ANSWERS = {
+    "answer_check": '''def check(run: Run, event: RunEvent) -> RunState:
+    """The state `event` moves `run` to; raises RunIsTerminal, IllegalTransition,
+    StaleIncarnation or LeaseHeld (checked in that order)."""
+    if run.state in TERMINAL:
+        raise RunIsTerminal(run_id=run.run_id, state=run.state.value, event=event.kind)
+    target = TRANSITIONS.get((run.state, event.kind))
+    if target is None:
+        raise IllegalTransition(run_id=run.run_id, state=run.state.value, event=event.kind)
+    if (event.kind == "claim" and run.lease_expires_at is not None
+            and event.at < run.lease_expires_at):
+        raise LeaseHeld(run_id=run.run_id, holder=run.worker_id,
+                        lease_expires_at=run.lease_expires_at)
+    return target
+''',
+}
+MUST_FAIL = ["test_stale_completion", "test_crash_sweep"]
