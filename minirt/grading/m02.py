@@ -1,0 +1,592 @@
+"""Hidden-test logic for drill 02 (typed tool contracts). Course tooling, not runtime core.
+
+Each ``check_*`` function takes the learner's factory or function, builds its own world (a payments
+provider with a SQLite ledger, a mailer), drives the learner's code on cases built here, and
+returns a list of failure messages (empty = the property holds). A message starts with the
+property's name in brackets, names the case and what the learner's code did, and never states
+the expected answer. Learner code is never trusted:
+
+- every call is wrapped, so an exception becomes a failure message instead of a crashed cell;
+- errors are compared by exact type, after a round trip through ``to_record``/``from_record``;
+- what the world did is read from the providers' own ledgers, never from the learner's objects;
+- the reference contracts below are used for the prediction and for the journal records the
+  effect-status exercise reads, never the learner's.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+import tempfile
+from collections.abc import Callable, Mapping
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..clock import FakeClock
+from ..contracts import (
+    GATES,
+    ContractError,
+    DomainViolation,
+    Invocation,
+    LimitExceeded,
+    Limits,
+    NotAuthorized,
+    PartialEffect,
+    SchemaViolation,
+    ToolContract,
+    constraint,
+)
+from ..errors import MinirtError, ToolError, from_record
+from ..faults import WINDOWS, FaultPlan, Outcome, SimulatedCrash, Verdict, sweep
+from ..idempotency import effect_key
+from ..run import RunState
+from ..runtime import Runtime
+from ..scenarios import SQLiteScenario
+from ..store.sqlite import SQLiteStore
+from ..tools import EffectClass, ToolCall
+
+SCOPE = "payments:refund"
+CHARGES: dict[str, dict[str, Any]] = {
+    "ch_1": {"amount": 5000, "currency": "EUR", "email": "ana@example.com"},
+    "ch_2": {"amount": 1200, "currency": "USD", "email": "bo@example.com"},
+}
+PREDICT_CALL = {"charge_id": "ch_1", "amount": 6000, "currency": "EUR"}  # scopes: none
+Factory = Callable[..., Any]
+
+
+# -- the outside world --------------------------------------------------------------------------
+
+class Payments:
+    """A payments provider with its own SQLite ledger. ``refund(key, ...)`` is idempotent by key
+    (the same key returns the first refund id; the same key with other parameters is an error),
+    like Stripe's idempotency keys. Charges in ``declined`` cannot be refunded."""
+
+    def __init__(self, path: str | Path | None = None, declined: frozenset[str] = frozenset()
+                 ) -> None:
+        self.path = str(path or Path(tempfile.mkdtemp(prefix="m02-pay-")) / "payments.sqlite")
+        self.declined = declined
+        with closing(sqlite3.connect(self.path)) as db, db:
+            db.execute("CREATE TABLE IF NOT EXISTS refunds (key TEXT PRIMARY KEY, refund_id TEXT,"
+                       " charge_id TEXT, amount INTEGER, currency TEXT)")
+
+    def refund(self, key: str, charge_id: str, amount: int, currency: str) -> str:
+        with closing(sqlite3.connect(self.path)) as db, db:
+            row = db.execute("SELECT refund_id, charge_id, amount, currency FROM refunds "
+                             "WHERE key = ?", (str(key),)).fetchone()
+            if row is not None:
+                if tuple(row[1:]) != (charge_id, amount, currency):
+                    raise ToolError(tool="payments", reason=f"key {key} reused with other "
+                                                            "parameters")
+                return str(row[0])
+            if charge_id in self.declined:
+                raise ToolError(tool="payments", reason=f"charge {charge_id} cannot be refunded")
+            n = db.execute("SELECT COUNT(*) FROM refunds").fetchone()[0]
+            refund_id = f"re_{n + 1}"
+            db.execute("INSERT INTO refunds VALUES (?, ?, ?, ?, ?)",
+                       (str(key), refund_id, charge_id, amount, currency))
+            return refund_id
+
+    def refunds(self, charge_id: str | None = None) -> list[dict[str, Any]]:
+        """The ledger's rows (the authoritative count of refunds)."""
+        with closing(sqlite3.connect(self.path)) as db:
+            rows = db.execute("SELECT key, refund_id, charge_id, amount, currency FROM refunds "
+                              "ORDER BY rowid").fetchall()
+        out = [dict(zip(("key", "refund_id", "charge_id", "amount", "currency"), r, strict=True))
+               for r in rows]
+        return [r for r in out if charge_id is None or r["charge_id"] == charge_id]
+
+
+class Mailer:
+    """An email sender that records what it sent; idempotent by key. ``fail=True`` refuses."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+        self.sent: dict[str, dict[str, str]] = {}
+
+    def send(self, key: str, to: str, text: str) -> str:
+        if str(key) in self.sent:
+            return self.sent[str(key)]["message_id"]
+        if self.fail:
+            raise ToolError(tool="mailer", reason="the mail server refused the message")
+        message_id = f"msg_{len(self.sent) + 1}"
+        self.sent[str(key)] = {"message_id": message_id, "to": str(to), "text": str(text)}
+        return message_id
+
+
+class RefundReceipt(BaseModel):
+    refund_id: str
+
+
+class RefundNotifyReceipt(BaseModel):
+    refund_id: str
+    message_id: str
+
+
+def call_for(tool: Any, prepared: Mapping[str, Any], *, run_id: str = "drill", step: int = 0,
+             attempt: int = 1) -> ToolCall:
+    """The ToolCall the runtime would dispatch for ``prepared`` arguments."""
+    args = dict(prepared)
+    return ToolCall(run_id, step, tool.name, args, effect_key(run_id, step, tool.name, args),
+                    attempt, 0, frozenset({SCOPE}))
+
+
+# -- the reference contracts (never the learner's) ----------------------------------------------
+
+class _RefundArgs(BaseModel):
+    charge_id: str
+    amount: int
+    currency: str
+
+
+def _constraints() -> list[Any]:
+    @constraint("positive_amount", field="amount")
+    def positive(a: Any, ctx: Mapping[str, Any]) -> bool:
+        return a.amount > 0
+
+    @constraint("known_charge", field="charge_id")
+    def known(a: Any, ctx: Mapping[str, Any]) -> bool:
+        return a.charge_id in ctx["charges"]
+
+    @constraint("within_charge", field="amount")
+    def within(a: Any, ctx: Mapping[str, Any]) -> bool:
+        return a.amount <= ctx["charges"][a.charge_id]["amount"]
+
+    @constraint("currency_matches", field="currency")
+    def currency(a: Any, ctx: Mapping[str, Any]) -> bool:
+        return a.currency == ctx["charges"][a.charge_id]["currency"]
+
+    return [positive, known, within, currency]
+
+
+def reference_refund(charges: Callable[[], Mapping[str, Any]], payments: Payments,
+                     handler: Any = None) -> ToolContract:
+    def refund(a: Any, inv: Invocation) -> dict[str, str]:
+        return {"refund_id": payments.refund(inv.key("refund"), a.charge_id, a.amount,
+                                             a.currency)}
+
+    return ToolContract("refund", input_model=_RefundArgs, output_model=RefundReceipt,
+                        handler=handler or refund, effect=EffectClass.KEYED,
+                        constraints=_constraints(), scope=SCOPE,
+                        limits=Limits(max_payload_bytes=1024),
+                        context=lambda: {"charges": charges()})
+
+
+def reference_refund_and_notify(charges: Callable[[], Mapping[str, Any]], payments: Payments,
+                                mailer: Mailer) -> ToolContract:
+    def both(a: Any, inv: Invocation) -> dict[str, str]:
+        refund_id = payments.refund(inv.key("refund"), a.charge_id, a.amount, a.currency)
+        inv.happened("refund", {"refund_id": refund_id})
+        message_id = mailer.send(inv.key("notify"), charges()[a.charge_id]["email"], "refunded")
+        inv.happened("notify", {"message_id": message_id})
+        return {"refund_id": refund_id, "message_id": message_id}
+
+    return ToolContract("refund_and_notify", input_model=_RefundArgs,
+                        output_model=RefundNotifyReceipt, handler=both, effect=EffectClass.KEYED,
+                        constraints=_constraints(), scope=SCOPE,
+                        context=lambda: {"charges": charges()}, sub_effects=("refund", "notify"))
+
+
+# -- calling learner code -----------------------------------------------------------------------
+
+def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, BaseException | None]:
+    try:
+        return fn(*args, **kwargs), None
+    except Exception as exc:  # a learner's bug becomes a failure message, not a crashed cell
+        return None, exc
+
+
+def _trusted(exc: BaseException | None) -> BaseException | None:
+    """A minirt error rebuilt from its record (so the learner's object is not what we read)."""
+    if isinstance(exc, MinirtError):
+        return from_record(json.loads(json.dumps(exc.to_record())))
+    return exc
+
+
+def _prepare(tool: Any, args: Any, scopes: frozenset[str]) -> tuple[Any, BaseException | None]:
+    value, exc = _call(tool.prepare, copy.deepcopy(args), frozenset(scopes))
+    return value, _trusted(exc)
+
+
+def _describe(value: Any, exc: BaseException | None) -> str:
+    if exc is None:
+        return "it was accepted"
+    return f"it raised {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def _charges(extra: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], Callable[[], Any]]:
+    book = copy.deepcopy(CHARGES)
+    book.update(copy.deepcopy(dict(extra or {})))
+    return book, lambda: book
+
+
+def _build(tag: str, factory: Factory, *args: Any) -> tuple[Any, list[str]]:
+    tool, exc = _call(factory, *args)
+    if exc is not None:
+        return None, [f"[{tag}] building the contract raised {type(exc).__name__}: {exc}"]
+    if not callable(getattr(tool, "prepare", None)) or not callable(getattr(tool, "invoke", None)):
+        return None, [f"[{tag}] the factory did not return a tool (prepare/invoke)"]
+    return tool, []
+
+
+def _expect(tag: str, tool: Any, label: str, args: Any, scopes: frozenset[str],
+            kind: type[ContractError] | None, field: str | None = None) -> list[str]:
+    value, exc = _prepare(tool, args, scopes)
+    if kind is None:
+        if exc is not None:
+            return [f"[{tag}] {label}: a valid call was refused ({_describe(value, exc)})"]
+        return []
+    if type(exc) is not kind:
+        return [f"[{tag}] {label}: {_describe(value, exc)}"]
+    if field is not None and str(getattr(exc, "field", "")) != field:
+        return [f"[{tag}] {label}: refused, but the error names field "
+                f"{getattr(exc, 'field', None)!r}"]
+    return []
+
+
+def _good(**kw: Any) -> dict[str, Any]:
+    return {"charge_id": "ch_1", "amount": 1000, "currency": "EUR", **kw}
+
+
+ALL = frozenset({SCOPE})
+
+
+# -- the checks ---------------------------------------------------------------------------------
+
+def check_schema(make_refund: Factory) -> list[str]:
+    """[schema] malformed arguments of every shape are a SchemaViolation naming the field."""
+    payments = Payments()
+    _, charges = _charges()
+    tool, failures = _build("schema", make_refund, charges, payments)
+    if tool is None:
+        return failures
+    cases: list[tuple[str, Any, str | None]] = [
+        ("a string amount", _good(amount="10.00"), "amount"),
+        ("a float amount", _good(amount=10.5), "amount"),
+        ("an integral float amount", _good(amount=1000.0), "amount"),
+        ("a boolean amount", _good(amount=True), "amount"),
+        ("a NaN amount", _good(amount=float("nan")), "amount"),
+        ("a missing currency", {"charge_id": "ch_1", "amount": 1000}, "currency"),
+        ("an extra field", _good(reason="duplicate"), "reason"),
+        ("a number as charge_id", _good(charge_id=1), "charge_id"),
+        ("arguments that are a list", [_good()], None),
+        ("arguments that are a string", "refund ch_1", None),
+    ]
+    for label, args, field in cases:
+        failures += _expect("schema", tool, label, args, ALL, SchemaViolation, field)
+    value, exc = _prepare(tool, _good(), ALL)
+    if exc is not None or not isinstance(value, Mapping) or value.get("amount") != 1000:
+        failures.append(f"[schema] a valid refund did not come back as its arguments "
+                        f"({_describe(value, exc)})")
+    if payments.refunds():
+        failures.append("[schema] checking arguments refunded money")
+    return failures
+
+
+def check_domain(make_refund: Factory) -> list[str]:
+    """[domain] amount > 0, amount <= the original charge, currency matches, charge known; the
+    charges are read when the call is checked, not when the contract is built."""
+    payments = Payments()
+    book, charges = _charges()
+    tool, failures = _build("domain", make_refund, charges, payments)
+    if tool is None:
+        return failures
+    cases: list[tuple[str, dict[str, Any], type[ContractError] | None, str | None]] = [
+        ("a zero amount", _good(amount=0), DomainViolation, "amount"),
+        ("a negative amount", _good(amount=-500), DomainViolation, "amount"),
+        ("more than the charge", _good(amount=5001), DomainViolation, "amount"),
+        ("exactly the charge", _good(amount=5000), None, None),
+        ("one cent", _good(amount=1), None, None),
+        ("another currency", _good(currency="USD"), DomainViolation, "currency"),
+        ("the currency of another charge", _good(charge_id="ch_2", amount=100), DomainViolation,
+         "currency"),
+        ("a USD charge in USD", _good(charge_id="ch_2", amount=1200, currency="USD"), None, None),
+        ("an unknown charge", _good(charge_id="ch_404"), DomainViolation, None),
+    ]
+    for label, args, kind, field in cases:
+        failures += _expect("domain", tool, label, args, ALL, kind, field)
+    book["ch_9"] = {"amount": 700, "currency": "JPY", "email": "kai@example.com"}
+    book["ch_1"]["amount"] = 2000  # partly refunded since the contract was built
+    failures += _expect("domain", tool, "a charge added after the contract was built",
+                        _good(charge_id="ch_9", amount=700, currency="JPY"), ALL, None)
+    failures += _expect("domain", tool, "more than a charge that shrank after the contract "
+                        "was built", _good(amount=2500), ALL, DomainViolation, "amount")
+    if payments.refunds():
+        failures.append("[domain] checking arguments refunded money")
+    return failures
+
+
+def check_authorization(make_refund: Factory) -> list[str]:
+    """[authorization] without the scope the call is refused before anything is journaled as an
+    intent or sent; with it, it passes."""
+    payments = Payments()
+    _, charges = _charges()
+    tool, failures = _build("authorization", make_refund, charges, payments)
+    if tool is None:
+        return failures
+    for label, scopes in (("no scopes", frozenset()), ("only payments:read",
+                                                       frozenset({"payments:read"})),
+                          ("a look-alike scope", frozenset({"payments:refund:ch_1"}))):
+        failures += _expect("authorization", tool, f"a valid refund with {label}", _good(),
+                            scopes, NotAuthorized)
+    _, exc = _prepare(tool, _good(), frozenset())
+    if type(exc) is NotAuthorized and exc.scope != SCOPE:
+        failures.append(f"[authorization] the refusal names scope {exc.scope!r}")
+    failures += _expect("authorization", tool, "a valid refund with the scope", _good(),
+                        frozenset({SCOPE, "payments:read"}), None)
+    with tempfile.TemporaryDirectory(prefix="m02-auth-") as tmp:
+        kinds, err = _run_once(Path(tmp), tool, _good(), scopes=())
+    if kinds != ["tool_rejected"]:
+        failures.append(f"[authorization] in a run without the scope the journal shows {kinds} "
+                        f"at the refund's step ({_describe(None, err)})")
+    if payments.refunds():
+        failures.append("[authorization] a refund reached the payments provider without the "
+                        "scope")
+    return failures
+
+
+def check_limits(make_refund: Factory) -> list[str]:
+    """[limits] canonical arguments above 1024 bytes are refused by the limits gate."""
+    payments = Payments()
+    big, small = "ch_" + "x" * 1100, "ch_" + "y" * 850
+    extra = {cid: {"amount": 5000, "currency": "EUR", "email": "z@example.com"}
+             for cid in (big, small)}
+    _, charges = _charges(extra)
+    tool, failures = _build("limits", make_refund, charges, payments)
+    if tool is None:
+        return failures
+    failures += _expect("limits", tool, "a refund with a 1.1 kB charge id", _good(charge_id=big),
+                        ALL, LimitExceeded, "payload_bytes")
+    failures += _expect("limits", tool, "a refund with a 0.85 kB charge id",
+                        _good(charge_id=small), ALL, None)
+    failures += _expect("limits", tool, "an oversized call without the scope",
+                        _good(charge_id=big), frozenset(), NotAuthorized)
+    return failures
+
+
+def _run_once(workdir: Path, tool: Any, args: Any, *, scopes: tuple[str, ...] = (SCOPE,),
+              faults: Any = None) -> tuple[list[str], BaseException | None]:
+    """Run a one-call workflow; return the kinds journaled at the tool's step and its error."""
+    def wf(ctx: Any, inp: Any) -> Any:
+        return ctx.call_tool(tool.name, inp)
+
+    rt = Runtime(SQLiteStore(workdir / "runs.sqlite"), tools=[tool], workflows={"wf": wf},
+                 clock=FakeClock(), scopes=scopes, faults=faults)
+    try:
+        out = rt.run_workflow("wf", args, run_id="run-1")
+        kinds = [e.kind for e in rt.store.read("run-1") if e.step == 0]
+        return kinds, out.error
+    except SimulatedCrash as crash:
+        return ["crash"], crash
+    finally:
+        rt.close()
+
+
+def check_partial(make_refund_and_notify: Factory) -> list[str]:
+    """[partial-report] when the notification fails after the refund, the outcome says the refund
+    happened (with its refund id) and the notification did not; nothing is claimed that did not
+    happen, and a refund the provider declines is not reported as done."""
+    failures: list[str] = []
+    # 1. the mailer fails after the refund
+    payments, mailer = Payments(), Mailer(fail=True)
+    _, charges = _charges()
+    tool, errs = _build("partial-report", make_refund_and_notify, charges, payments, mailer)
+    if tool is None:
+        return errs
+    args, exc = _prepare(tool, _good(), ALL)
+    if exc is not None:
+        return [f"[partial-report] a valid call was refused ({_describe(None, exc)})"]
+    out, exc = _call(tool.invoke, call_for(tool, args))
+    exc = _trusted(exc)
+    rows = payments.refunds()
+    if len(rows) != 1:
+        failures.append(f"[partial-report] the provider's ledger shows {len(rows)} refunds "
+                        "for one call")
+    if type(exc) is not PartialEffect:
+        failures.append(f"[partial-report] refund done, notification refused: "
+                        f"{_describe(out, exc)}")
+    else:
+        names = [h.get("name") if isinstance(h, Mapping) else h for h in exc.happened]
+        if names != ["refund"]:
+            failures.append(f"[partial-report] the report lists {names} as happened")
+        receipt = json.dumps(exc.receipts.get("refund"))
+        if rows and rows[0]["refund_id"] not in receipt:
+            failures.append("[partial-report] the refund's receipt does not carry the "
+                            "provider's refund id")
+        if "notify" not in list(exc.not_happened) + list(exc.unknown):
+            failures.append("[partial-report] the report does not account for the notification")
+    # 2. everything works
+    payments, mailer = Payments(), Mailer()
+    tool, errs = _build("partial-report", make_refund_and_notify, charges, payments, mailer)
+    if tool is None:
+        return failures + errs
+    args, exc = _prepare(tool, _good(amount=700), ALL)
+    out, exc = _call(tool.invoke, call_for(tool, args or {}))
+    rows, sent = payments.refunds(), list(mailer.sent.values())
+    if exc is not None or not isinstance(out, Mapping) or not rows or not sent or \
+            str(out.get("refund_id")) != rows[0]["refund_id"] or \
+            str(out.get("message_id")) != sent[0]["message_id"]:
+        failures.append(f"[partial-report] when both succeed the output does not carry both "
+                        f"receipts ({_describe(out, exc)})")
+    # 3. the provider declines the refund: nothing happened, no mail goes out
+    payments, mailer = Payments(declined=frozenset({"ch_2"})), Mailer()
+    tool, errs = _build("partial-report", make_refund_and_notify, charges, payments, mailer)
+    if tool is None:
+        return failures + errs
+    args, exc = _prepare(tool, _good(charge_id="ch_2", amount=100, currency="USD"), ALL)
+    out, exc = _call(tool.invoke, call_for(tool, args or {}))
+    exc = _trusted(exc)
+    claimed = type(exc) is PartialEffect and bool(exc.happened)
+    if not isinstance(exc, ToolError) or claimed or mailer.sent:
+        failures.append(f"[partial-report] a declined refund: {_describe(out, exc)}"
+                        + (", and a notification was sent" if mailer.sent else ""))
+    # 4. through a runtime: the report is the step's recorded outcome
+    payments, mailer = Payments(), Mailer(fail=True)
+    tool, errs = _build("partial-report", make_refund_and_notify, charges, payments, mailer)
+    if tool is not None:
+        with tempfile.TemporaryDirectory(prefix="m02-partial-") as tmp:
+            kinds, err = _run_once(Path(tmp), tool, _good())
+        if kinds != ["intent", "tool_error"] or type(_trusted(err)) is not PartialEffect:
+            failures.append(f"[partial-report] in a run the journal shows {kinds} "
+                            f"({_describe(None, err)})")
+    return failures
+
+
+# -- effect status: records from real runs of the reference contracts ----------------------------
+
+def outcome_records() -> list[tuple[str, str | None, dict[str, Any] | None]]:
+    """(case, journal kind or None for "intent only", recorded error or None) from real runs."""
+    out: list[tuple[str, str | None, dict[str, Any] | None]] = []
+
+    def bad_output(a: Any, inv: Invocation) -> dict[str, str]:
+        payments.refund(inv.key("refund"), a.charge_id, a.amount, a.currency)
+        return {"refund": "re_1"}
+
+    with tempfile.TemporaryDirectory(prefix="m02-status-") as tmp:
+        root, charges = Path(tmp), _charges()[1]
+        runs: list[tuple[str, Any, Any, Any]] = []
+        payments = Payments(root / "p.sqlite")
+        runs.append(("refused call", reference_refund(charges, payments), _good(amount=-1), None))
+        runs.append(("refund done", reference_refund(charges, payments), _good(), None))
+        runs.append(("refund done, bad output", reference_refund(charges, payments, bad_output),
+                     _good(amount=200), None))
+        runs.append(("refund done, mail refused",
+                     reference_refund_and_notify(charges, payments, Mailer(fail=True)),
+                     _good(amount=300), None))
+        runs.append(("refund declined", reference_refund_and_notify(
+            charges, Payments(root / "d.sqlite", frozenset({"ch_2"})), Mailer()),
+            _good(charge_id="ch_2", amount=5, currency="USD"), None))
+        runs.append(("crash after the provider committed",
+                     reference_refund_and_notify(charges, payments, Mailer(fail=True)),
+                     _good(amount=400), FaultPlan(crash_at="after_provider_commit")))
+        for i, (case, tool, args, faults) in enumerate(runs):
+            wd = root / f"run{i}"
+            wd.mkdir()
+            _run_once(wd, tool, args, faults=faults)
+            with closing(SQLiteStore(wd / "runs.sqlite")) as store:
+                rows = [e for e in store.read("run-1") if e.step == 0]
+            last = rows[-1]
+            if last.kind == "intent":
+                out.append((case, None, None))
+            else:
+                out.append((case, last.kind, last.payload.get("error")))
+    return out
+
+
+EXPECTED_STATUS = {"refused call": "none", "refund done": "happened",
+                   "refund done, bad output": "happened", "refund done, mail refused": "partial",
+                   "refund declined": "none", "crash after the provider committed": "unknown"}
+
+
+def check_effect_status(effect_status: Callable[..., Any]) -> list[str]:
+    """[effect-status] each recorded outcome is read as what happened to the world."""
+    failures = []
+    for case, kind, error in outcome_records():
+        got, exc = _call(effect_status, kind, copy.deepcopy(error))
+        if exc is not None or str(got) != EXPECTED_STATUS[case]:
+            shown = kind if kind is not None else "an intent with no outcome"
+            what = f"returned {got!r}" if exc is None else f"raised {type(exc).__name__}"
+            failures.append(f"[effect-status] {case} (journal: {shown}"
+                            f"{', ' + error['type'] if error else ''}): {what}")
+    return failures
+
+
+# -- prediction ---------------------------------------------------------------------------------
+
+def actual_gate() -> str:
+    """The gate the reference refund contract stops PREDICT_CALL at, for a run with no scopes."""
+    tool = reference_refund(_charges()[1], Payments())
+    err = tool.rejection(PREDICT_CALL, frozenset())
+    return type(err).gate if err is not None else "none"
+
+
+def check_prediction(prediction: Any) -> list[str]:
+    """[predict-gate] the prediction names the gate the run shows."""
+    if str(prediction) not in GATES:
+        return [f"[predict-gate] {prediction!r} is not one of {list(GATES)}"]
+    if str(prediction) != actual_gate():
+        return [f"[predict-gate] the run was not stopped at {str(prediction)!r}"]
+    return []
+
+
+# -- the crash sweep ----------------------------------------------------------------------------
+
+def _refund_workflow(ctx: Any, inp: Any) -> Any:
+    return ctx.call_tool("refund", inp)
+
+
+class LearnerRefundScenario(SQLiteScenario):
+    """One refund through the learner's contract, on a SQLite store and a SQLite payments ledger
+    under the work directory; the oracle counts refunds in the provider's ledger."""
+
+    name = "m02-learner-refund"
+    args = {"charge_id": "ch_1", "amount": 1500, "currency": "EUR"}
+
+    def __init__(self, factory: Factory) -> None:
+        self.factory = factory
+
+    def runtime_kwargs(self, workdir: Path) -> dict[str, Any]:
+        tool = self.factory(_charges()[1], Payments(workdir / "payments.sqlite"))
+        return {"tools": [tool], "workflows": {"refund": _refund_workflow}, "scopes": [SCOPE]}
+
+    def start(self, rt: Runtime) -> str:
+        return rt.start("refund", self.args, run_id=self.run_id)
+
+    def oracle(self, workdir: Path, rt: Runtime, run_id: str) -> Verdict:
+        rows = Payments(workdir / "payments.sqlite").refunds("ch_1")
+        run = rt.store.get_run(run_id).run
+        if len(rows) > 1:
+            return Verdict(Outcome.DUPLICATE, f"{len(rows)} refunds in the provider's ledger")
+        if not rows:
+            return Verdict(Outcome.LOST, "no refund in the provider's ledger")
+        if run.state is not RunState.SUCCEEDED:
+            return Verdict(Outcome.STUCK, f"the run ended {run.state.value}")
+        result = run.detail.get("result")
+        if not isinstance(result, Mapping) or result.get("refund_id") != rows[0]["refund_id"]:
+            return Verdict(Outcome.WRONG, "the run's result is not the provider's refund")
+        return Verdict(Outcome.CLEAN)
+
+
+def check_crash(make_refund: Factory) -> list[str]:
+    """[crash-refund-once] crashed at every fault point and recovered, the run succeeds with
+    exactly one refund in the provider's ledger."""
+    _, charges = _charges()
+    tool, failures = _build("crash-refund-once", make_refund, charges, Payments())
+    if tool is None:
+        return failures
+    if getattr(tool, "name", None) != "refund":
+        return [f"[crash-refund-once] the tool is named {getattr(tool, 'name', None)!r}"]
+    cells, exc = _call(sweep, LearnerRefundScenario(make_refund))
+    if exc is not None:
+        return [f"[crash-refund-once] the sweep could not run: {type(exc).__name__}: {exc}"]
+    for cell in cells:
+        if not cell.verdict.ok:
+            window = WINDOWS.get(cell.point, "")
+            failures.append(f"[crash-refund-once] crash at {cell.point} {window}: "
+                            f"{cell.verdict.outcome.value} ({cell.verdict.detail})")
+    if not cells:
+        failures.append("[crash-refund-once] the scenario passed no fault point")
+    return failures
