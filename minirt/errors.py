@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-_REGISTRY: dict[str, type[MinirtError]] = {}
+_REGISTRY: dict[str, type[MinirtError]] = {}  # short class name -> class (last defined wins)
+_BY_MODULE: dict[tuple[str, str], type[MinirtError]] = {}  # (module, name) -> class, exact
 
 
 class MinirtError(Exception):
@@ -27,6 +28,7 @@ class MinirtError(Exception):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _REGISTRY[cls.__name__] = cls
+        _BY_MODULE[(cls.__module__, cls.__name__)] = cls
 
     def __init__(self, **attrs: Any) -> None:
         missing = [f for f in self.fields if f not in attrs]
@@ -42,13 +44,16 @@ class MinirtError(Exception):
         super().__init__(message)
 
     def to_record(self) -> dict[str, Any]:
-        """A JSON-ready record of this error: its type name and its attributes."""
-        return {"type": type(self).__name__, "attrs": _jsonable(self.attrs)}
+        """A JSON-ready record of this error: its type name, module and attributes. The module
+        keeps two errors of the same name in different modules apart on replay."""
+        cls = type(self)
+        return {"type": cls.__name__, "module": cls.__module__, "attrs": _jsonable(self.attrs)}
 
 
 def from_record(record: dict[str, Any]) -> MinirtError:
     """Rebuild an error from :meth:`MinirtError.to_record`. Unknown types become ``RecordedError``."""
-    cls = _REGISTRY.get(record.get("type", ""))
+    name = str(record.get("type", ""))
+    cls = _BY_MODULE.get((str(record.get("module", "")), name)) or _REGISTRY.get(name)
     attrs = dict(record.get("attrs", {}))
     if cls is None:
         return RecordedError(type_name=str(record.get("type")), detail=str(attrs))
