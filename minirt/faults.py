@@ -153,10 +153,11 @@ class SweepCell:
     mode: str
     verdict: Verdict
     seed: int = 0
+    ref: str = ""  # the scenario's importable 'module:attribute', when it has one
 
     def reproduce(self) -> str:
         """The one call that reproduces this cell."""
-        return (f"minirt.faults.crash_once({self.scenario!r}, {self.point!r}, "
+        return (f"minirt.faults.crash_once({self.ref or self.scenario!r}, {self.point!r}, "
                 f"occurrence={self.occurrence}, mode={self.mode!r})")
 
 
@@ -263,7 +264,8 @@ def sweep(scenario: str | Scenario, *, modes: Sequence[str] = ("simulate",),
     out = []
     for point, n, mode in iterator:
         verdict = crash_once(scenario, point, occurrence=n, mode=mode)
-        out.append(SweepCell(sc.name, point, n, mode, verdict))
+        ref = scenario if isinstance(scenario, str) else getattr(sc, "ref", "")
+        out.append(SweepCell(sc.name, point, n, mode, verdict, ref=ref))
     return out
 
 

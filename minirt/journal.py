@@ -148,9 +148,10 @@ class Journal:
 def new_event(store: Store, kind: str, step: int | None, payload: Any, at: float) -> NewEvent:
     """Build an event, moving a large payload into the artifact store."""
     text = canonical_json(payload)
-    if len(text) > ARTIFACT_THRESHOLD:
-        ref = store.put_artifact(text.encode("utf-8"))
-        text = canonical_json({"$artifact": ref, "size": len(text)})
+    data = text.encode("utf-8")  # the threshold and the size are in bytes, not characters
+    if len(data) > ARTIFACT_THRESHOLD:
+        ref = store.put_artifact(data)
+        text = canonical_json({"$artifact": ref, "size": len(data)})
     return NewEvent(kind, step, text, at)
 
 

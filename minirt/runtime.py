@@ -34,9 +34,9 @@ from .canonical import canonical_json, digest, normalise
 from .clock import Clock, SystemClock
 from .errors import MinirtError, RecordedError, ToolError, from_record
 from .faults import Faults
-from .idempotency import effect_key
+from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
-from .run import RunEvent, RunState
+from .run import RunEvent, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall, has_lookup
 
@@ -155,7 +155,9 @@ class RuntimeHook:
         """Before every step position (a cooperative cancellation point)."""
 
     def before_dispatch(self, ctx: Context, tool: Tool, call: ToolCall) -> None:
-        """After validation, before the intent is journaled."""
+        """After validation, before the intent is journaled. A :class:`MinirtError` raised here
+        refuses the call: it is journaled as ``tool_rejected`` (replay raises it again) and
+        nothing is dispatched. Facts to commit with the intent go in ``ctx.pending_kv``."""
 
     def after_outcome(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
         """After a tool outcome is journaled (or replayed: ``ctx.replaying``)."""
@@ -180,6 +182,9 @@ class Context:
         self._position = 0  # Invariant: the next step position; advances identically on replay
         self._decisions = 0
         self.replaying = False  # a fact: the last position came from the journal
+        # Invariant: kv that before_dispatch hooks staged for the call being dispatched; it
+        # commits in the same transaction as that call's intent, or is dropped with a refusal.
+        self.pending_kv: dict[str, str | None] = {}
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -192,10 +197,11 @@ class Context:
         self.replaying = pos is not None
         return p, pos
 
-    def _append(self, *events: NewEvent) -> list[Event]:
+    def _append(self, *events: NewEvent, kv: dict[str, str | None] | None = None
+                ) -> list[Event]:
         rt = self.runtime
         rows = rt.store.append(self.run_id, self.incarnation, events,
-                               lease_until=rt.clock.now() + rt.lease_for)
+                               lease_until=rt.clock.now() + rt.lease_for, kv=kv)
         self.journal.note(rows)
         return rows
 
@@ -279,29 +285,34 @@ class Context:
         """Call a tool durably: validate, journal the intent, dispatch with the effect key,
         journal the outcome. On replay, return the recorded outcome."""
         rt = self.runtime
-        raw = {**(args or {}), **kw}
+        # Whatever the model produced reaches the tool's own gate (prepare), which names the
+        # problem; only a mapping is merged with keyword arguments.
+        raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
         tool = rt.tool(tool_name)
         p, pos = self._next()
-        raw_digest = digest(raw)
+        raw_digest = _safe_digest(raw)
         if pos is not None:
             return self._replay_tool(p, pos, tool, raw_digest)
-        try:
-            prepared = normalise(tool.prepare(dict(raw), rt.scopes))
+        try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
+            prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw,
+                                              rt.scopes))
+            call = ToolCall(self.run_id, p, tool_name, prepared,
+                            rt.key_for(self.run_id, p, tool_name, prepared), 1, self.incarnation,
+                            rt.scopes)
+            self.pending_kv = {}
+            for hook in rt.hooks:
+                hook.before_dispatch(self, tool, call)
         except MinirtError as exc:
             self._append(new_event(rt.store, "tool_rejected", p,
                                    {"tool": tool_name, "args_digest": raw_digest,
                                     "error": exc.to_record()}, self.now_raw()))
             raise
-        call = ToolCall(self.run_id, p, tool_name, prepared,
-                        effect_key(self.run_id, p, tool_name, prepared), 1, self.incarnation,
-                        rt.scopes)
-        for hook in rt.hooks:
-            hook.before_dispatch(self, tool, call)
         rt.faults.hit("before_intent", step=p, tool=tool_name)
+        staged, self.pending_kv = self.pending_kv, {}
         self._append(new_event(rt.store, "intent", p,
                                {"tool": tool_name, "args": prepared, "args_digest": raw_digest,
                                 "effect_key": call.effect_key, "effect": tool.effect.value},
-                               self.now_raw()))
+                               self.now_raw()), kv=staged or None)
         rt.faults.hit("after_intent", step=p, tool=tool_name)
         return self._dispatch(tool, call)
 
@@ -414,15 +425,32 @@ class Context:
         return payload
 
 
+def _safe_digest(value: Any) -> str:
+    """The digest of arguments as the code passed them, even when they are not canonical JSON
+    (NaN, a set, a lone surrogate): those still need a stable identity so that replay can check
+    the call and re-raise the recorded refusal."""
+    try:
+        return digest(value)
+    except (MinirtError, TypeError, ValueError, UnicodeError):
+        import hashlib
+
+        text = repr(value).encode("utf-8", "backslashreplace")
+        return "sha256-repr:" + hashlib.sha256(text).hexdigest()
+
+
 class Runtime:
     """Runs workflows durably on a store. One runtime = one worker identity."""
+
+    #: The context class each execution gets; a subclass may change how positions replay.
+    context_class: type[Context] = Context
 
     def __init__(self, store: Store, *, tools: Iterable[Tool] = (),
                  workflows: Mapping[str, Workflow] | None = None, model: Model | None = None,
                  clock: Clock | None = None, faults: Faults | None = None,
                  worker_id: str | None = None, lease_for: float = 30.0,
                  reconcile: ReconcilePolicy | None = None, hooks: Iterable[RuntimeHook] = (),
-                 scopes: Iterable[str] = (), max_attempts: int = 5) -> None:
+                 scopes: Iterable[str] = (), max_attempts: int = 5,
+                 key_for: KeyFunction | None = None) -> None:
         self.store = store
         self.tools: dict[str, Tool] = {}
         for t in tools:
@@ -437,6 +465,10 @@ class Runtime:
         self.hooks: list[RuntimeHook] = list(hooks)
         self.scopes = frozenset(scopes)
         self.max_attempts = int(max_attempts)
+        # How a logical call is named (minirt.idempotency): the default binds the key to the
+        # payload; a custom one (a business key) should be a KeyRegistry, which refuses a second
+        # payload under one key before anything is journaled or sent.
+        self.key_for: KeyFunction = key_for or effect_key
 
     # -- registration -------------------------------------------------------------------------
 
@@ -532,7 +564,7 @@ class Runtime:
         if fn is None:
             raise UnknownWorkflow(workflow=workflow, known=sorted(self.workflows))
         journal = Journal.load(self.store, run_id)
-        ctx = Context(self, run_id, incarnation, journal, json.loads(input_json))
+        ctx = self.context_class(self, run_id, incarnation, journal, json.loads(input_json))
         self.faults.hit("after_claim", run_id=run_id)
         state = self.store.get_run(run_id).run.state
         try:
@@ -540,9 +572,9 @@ class Runtime:
                 pass  # replay reaches the unresolved intent and reconciles it below
             value = fn(ctx, ctx.input)
         except Suspend as s:
-            self._finish(ctx, "wait", {"waiting_for": s.name})
-            self._end(ctx, RunState.WAITING)
-            return RunOutcome(run_id, RunState.WAITING)
+            return self._suspend(ctx, s.name)
+        except StaleIncarnation:
+            raise  # a zombie: another incarnation owns the run now; write nothing, not even "fail"
         except UnresolvedIntent as exc:
             if self.store.get_run(run_id).run.state is RunState.RUNNING:
                 self._finish(ctx, "effect_unknown", {"error": exc.to_record()})
@@ -559,6 +591,24 @@ class Runtime:
         self._finish(ctx, "complete", {"result": value})
         self._end(ctx, RunState.SUCCEEDED)
         return RunOutcome(run_id, RunState.SUCCEEDED, value)
+
+    def _suspend(self, ctx: Context, name: str) -> RunOutcome:
+        """Park the run as WAITING for the signal ``name``.
+
+        The wait and a last look for the signal commit in one transaction, and :meth:`signal`
+        checks and writes in one transaction too, so a signal that lands while the run parks is
+        never lost: the run is woken at once (PENDING) instead of waiting forever.
+        """
+        with self.store.transaction():
+            if self.store.get_run(ctx.run_id).run.state is RunState.UNCERTAIN:
+                self._finish(ctx, "effect_resolved", {})  # this replay settled it (as in _fail)
+            self._finish(ctx, "wait", {"waiting_for": name})
+            if self.store.kv_get(ctx.run_id, f"signal:{name}") is not None:
+                now = self.clock.now()
+                self.store.transition(ctx.run_id, RunEvent("wake", at=now),
+                                      events=[self._transition_event("wake", now, signal=name)])
+        self._end(ctx, RunState.WAITING)
+        return RunOutcome(ctx.run_id, self.store.get_run(ctx.run_id).run.state)
 
     def _fail(self, ctx: Context, exc: MinirtError) -> RunOutcome:
         if self.store.get_run(ctx.run_id).run.state is RunState.UNCERTAIN:
@@ -584,17 +634,18 @@ class Runtime:
         """Deliver the signal ``name`` to a run (idempotent: the first payload wins). A waiting
         run becomes PENDING again, ready for any worker to claim."""
         key = f"signal:{name}"
-        if self.store.kv_get(run_id, key) is not None:
-            return
         text = canonical_json(payload)
-        run = self.store.get_run(run_id).run
-        now = self.clock.now()
-        if run.state is RunState.WAITING:
-            self.store.transition(run_id, RunEvent("wake", at=now),
-                                  events=[self._transition_event("wake", now, signal=name)],
-                                  kv={key: text})
-        else:
-            self.store.set_kv(run_id, {key: text})
+        with self.store.transaction():  # look and write at once (see _suspend)
+            if self.store.kv_get(run_id, key) is not None:
+                return
+            run = self.store.get_run(run_id).run
+            now = self.clock.now()
+            if run.state is RunState.WAITING:
+                self.store.transition(run_id, RunEvent("wake", at=now),
+                                      events=[self._transition_event("wake", now, signal=name)],
+                                      kv={key: text})
+            else:
+                self.store.set_kv(run_id, {key: text})
 
     def close(self) -> None:
         self.store.close()

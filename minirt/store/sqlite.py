@@ -40,7 +40,16 @@ from ..run import (
     StaleIncarnation,
     apply,
 )
-from .base import GENESIS, ArtifactMissing, Event, NewEvent, RunRecord, chain, verify
+from .base import (
+    GENESIS,
+    ArtifactMissing,
+    Event,
+    JournalCorrupted,
+    NewEvent,
+    RunRecord,
+    chain,
+    verify,
+)
 
 
 class StoreUnreadable(MinirtError):
@@ -275,14 +284,31 @@ class SQLiteStore:
         return rows
 
     def read(self, run_id: str, *, after_seq: int = 0) -> list[Event]:
-        """The run's journal, chain verified from the first event; ``after_seq`` trims the front."""
+        """The run's journal, chain verified from the first event; ``after_seq`` trims the front.
+
+        The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
+        rows are also checked against the run's head (``last_seq``/``last_digest``, written in
+        the same transaction as every append). The head is read first: a concurrent append can
+        only add rows after it.
+        """
         with self._lock:
             try:
+                head = self._db.execute("SELECT last_seq, last_digest FROM runs WHERE run_id=?",
+                                        (run_id,)).fetchone()
                 rows = self._db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=?"
                                         " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
         events = verify(run_id, [Event(*r) for r in rows])
+        if head is not None and head[0] > 0:
+            last_seq, last_digest = head
+            if len(events) < last_seq:
+                raise JournalCorrupted(run_id=run_id, seq=len(events) + 1,
+                                       reason=f"the journal ends at seq {len(events)} but the run"
+                                              f" recorded events up to seq {last_seq}")
+            if events[last_seq - 1].digest != last_digest:
+                raise JournalCorrupted(run_id=run_id, seq=last_seq,
+                                       reason="digest does not match the run's recorded head")
         return events[after_seq:] if after_seq else events
 
     # -- artifacts and kv ---------------------------------------------------------------------
