@@ -11,7 +11,7 @@ import math
 import pytest
 from pydantic import BaseModel
 
-from minirt import FakeClock, Runtime, RunState, SQLiteStore
+from minirt import FakeClock, RunState, Runtime, SQLiteStore
 from minirt.contracts import SchemaViolation, ToolContract
 
 
