@@ -81,10 +81,13 @@ class Event:
 
 def event_digest(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
                  incarnation: int, at: float, prev_digest: str) -> str:
-    """The digest that chains an event to its predecessor. Pure and deterministic."""
-    header = json.dumps([run_id, seq, kind, step, incarnation, repr(float(at)), prev_digest],
-                        separators=(",", ":"), ensure_ascii=False)
-    h = hashlib.sha256(header.encode("utf-8"))
+    """The digest that chains an event to its predecessor. Pure and deterministic.
+
+    The header is length-prefixed (``len:text``) field by field, so no choice of run id or kind
+    can make two different events share a header."""
+    header = (f"{len(run_id)}:{run_id}|{seq}|{len(kind)}:{kind}|{step}|{incarnation}|"
+              f"{float(at)!r}|{prev_digest}")
+    h = hashlib.sha256(header.encode("utf-8", "surrogatepass"))
     h.update(b"\n")
     h.update(payload_json.encode("utf-8"))
     return "sha256:" + h.hexdigest()

@@ -84,8 +84,9 @@ CREATE TABLE IF NOT EXISTS events (
     payload_json TEXT NOT NULL,
     incarnation  INTEGER NOT NULL,
     at           REAL NOT NULL,
-    prev_digest  TEXT NOT NULL,
-    digest       TEXT NOT NULL,
+    -- the 32 raw bytes of the sha256 chain digest; the previous event's digest is the previous
+    -- row's, so it is not stored twice (see read())
+    digest       BLOB NOT NULL,
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS artifacts (
@@ -103,7 +104,8 @@ CREATE TABLE IF NOT EXISTS kv (
 
 _RUN_COLS = ("run_id, workflow, input_json, state, revision, incarnation, worker_id, "
              "lease_expires_at, detail_json, created_at")
-_EVENT_COLS = "run_id, seq, kind, step, payload_json, incarnation, at, prev_digest, digest"
+_EVENT_COLS = "run_id, seq, kind, step, payload_json, incarnation, at, digest"
+SCHEMA_VERSION = 2  # PRAGMA user_version of a file this code wrote
 
 
 class SQLiteStore:
@@ -114,13 +116,21 @@ class SQLiteStore:
         self.path = str(path)
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
+        # run_id -> (incarnation, last_seq, last_digest) as this process last wrote them. Only a
+        # hint: the fast append path re-checks all three in its UPDATE's WHERE clause.
+        self._heads: dict[str, tuple[int, int, str]] = {}
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None,
                                        check_same_thread=False, timeout=busy_timeout_ms / 1000)
             self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                raise StoreUnreadable(path=self.path, reason=f"schema version {version}, this "
+                                      f"minirt reads version {SCHEMA_VERSION}")
             self._db.executescript(SCHEMA)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise StoreUnreadable(path=self.path, reason=str(exc)) from None
 
@@ -253,6 +263,24 @@ class SQLiteStore:
         All rows, the lease extension and ``kv`` changes commit in one transaction.
         """
         with self.transaction() as db:
+            head = self._heads.get(run_id)
+            if head is not None and head[0] == incarnation and events:
+                # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
+                # appended meanwhile (last_seq) and moves the head; then the INSERT.
+                rows = chain(run_id, incarnation, head[1], head[2], events)
+                cur = db.execute(
+                    "UPDATE runs SET last_seq=?, last_digest=?,"
+                    " lease_expires_at=COALESCE(?, lease_expires_at)"
+                    " WHERE run_id=? AND incarnation=? AND last_seq=? AND state NOT IN (?,?,?)",
+                    (rows[-1].seq, rows[-1].digest, lease_until, run_id, incarnation, head[1],
+                     *_TERMINAL_VALUES))
+                if cur.rowcount == 1:
+                    self._insert_txn(db, rows)
+                    if kv:
+                        self._kv_txn(db, run_id, kv)
+                    self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest)
+                    return rows
+                self._heads.pop(run_id, None)  # someone else moved the run: take the slow path
             row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
                              " WHERE run_id=?", (run_id,)).fetchone()
             if row is None:
@@ -276,12 +304,17 @@ class SQLiteStore:
         rows = chain(run_id, incarnation, last_seq, last_digest, events)
         if not rows:
             return rows
-        db.executemany(f"INSERT INTO events ({_EVENT_COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
-                       [(e.run_id, e.seq, e.kind, e.step, e.payload_json, e.incarnation, e.at,
-                         e.prev_digest, e.digest) for e in rows])
+        self._insert_txn(db, rows)
         db.execute("UPDATE runs SET last_seq=?, last_digest=? WHERE run_id=?",
                    (rows[-1].seq, rows[-1].digest, run_id))
+        self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest)
         return rows
+
+    @staticmethod
+    def _insert_txn(db: sqlite3.Connection, rows: Sequence[Event]) -> None:
+        db.executemany(f"INSERT INTO events ({_EVENT_COLS}) VALUES (?,?,?,?,?,?,?,?)",
+                       [(e.run_id, e.seq, e.kind, e.step, e.payload_json, e.incarnation, e.at,
+                         _digest_blob(e.digest)) for e in rows])
 
     def read(self, run_id: str, *, after_seq: int = 0) -> list[Event]:
         """The run's journal, chain verified from the first event; ``after_seq`` trims the front.
@@ -299,7 +332,7 @@ class SQLiteStore:
                                         " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
-        events = verify(run_id, [Event(*r) for r in rows])
+        events = verify(run_id, _events_from_rows(rows))
         if head is not None and head[0] > 0:
             last_seq, last_digest = head
             if len(events) < last_seq:
@@ -362,6 +395,32 @@ class SQLiteStore:
                 return self._db.execute(sql, args).fetchone()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+
+
+_TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
+
+
+def _digest_blob(d: str) -> bytes:
+    return bytes.fromhex(d.removeprefix("sha256:"))
+
+
+def _digest_text(value: bytes | str) -> str:
+    # A digest written by hand as text (a repair tool, a test forging a row) is read as is.
+    return value if isinstance(value, str) else "sha256:" + bytes(value).hex()
+
+
+def _events_from_rows(rows: Sequence[Sequence[Any]]) -> list[Event]:
+    """Rebuild events; each one's ``prev_digest`` is the previous row's digest (GENESIS first).
+
+    A missing or reordered row therefore shows up in :func:`verify` as a seq gap or a digest that
+    no longer covers its predecessor."""
+    out: list[Event] = []
+    prev = GENESIS
+    for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
+        d = _digest_text(dig)
+        out.append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
+        prev = d
+    return out
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
