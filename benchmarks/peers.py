@@ -125,6 +125,8 @@ def _minirt_runtime(db: Path, kind: str, n: int):
 
 def child_minirt(mode: str, kind: str, n: int, db: Path) -> dict:
     if mode == "resume":
+        import minirt  # noqa: F401 - imports are not recovery (the peers import before, too)
+
         _start_recovery_clock()
         rt, _ = _minirt_runtime(db, kind, n)
         rt.resume("bench-run")
