@@ -33,51 +33,84 @@ class NotCanonical(MinirtError):
 
 
 def normalise(value: Any, path: str = "$") -> Any:
-    """Return plain JSON data (dict/list/str/int/float/bool/None) with strings in NFC form."""
-    if hasattr(value, "model_dump") and callable(value.model_dump):  # pydantic models
-        return normalise(value.model_dump(mode="json"), path)
-    if isinstance(value, Enum):
-        return normalise(value.value, path)
-    if value is None or isinstance(value, bool):
+    """Return plain JSON data (dict/list/str/int/float/bool/None) with strings in NFC form.
+
+    Subclasses of str, int, float, dict and list come back as the plain base type, so an object
+    with an overridden ``__eq__`` or ``__str__`` cannot survive normalisation.
+    """
+    t = type(value)
+    # Exact built-in types first: this function runs on every payload the journal writes.
+    if t is str:
+        return value if value.isascii() else unicodedata.normalize("NFC", value)
+    if t is int or t is bool or value is None:
         return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
+    if t is float:
         if not math.isfinite(value):
             raise NotCanonical(path=path, reason=f"{value!r} has no JSON form")
-        return float(value)
+        return value
+    if t is dict:
+        return _normalise_dict(value, path)
+    if t is list or t is tuple:
+        return [normalise(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    return _normalise_other(value, path)
+
+
+def _normalise_dict(value: dict[Any, Any], path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if not isinstance(k, str):
+            raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
+        nk = str.__str__(k)
+        if not nk.isascii():
+            nk = unicodedata.normalize("NFC", nk)
+        if nk in out:
+            raise NotCanonical(path=path, reason=f"two keys normalise to {nk!r}")
+        out[nk] = normalise(v, f"{path}.{nk}")
+    return out
+
+
+def _normalise_other(value: Any, path: str) -> Any:
+    if isinstance(value, Enum):
+        return normalise(value.value, path)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, float):
+        return normalise(float.__float__(value), path)
     if isinstance(value, str):
-        return unicodedata.normalize("NFC", str(value))
+        return normalise(str.__str__(value), path)
     if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
-            nk = unicodedata.normalize("NFC", str(k))
-            if nk in out:
-                raise NotCanonical(path=path, reason=f"two keys normalise to {nk!r}")
-            out[nk] = normalise(v, f"{path}.{nk}")
-        return out
+        return _normalise_dict(dict(value), path)
     if isinstance(value, (list, tuple)):
         return [normalise(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    dump = getattr(type(value), "model_dump", None)  # pydantic models
+    if callable(dump):
+        return normalise(value.model_dump(mode="json"), path)
     raise NotCanonical(path=path, reason=f"type {type(value).__name__} is not JSON data")
 
 
-def canonical_json(value: Any) -> str:
-    """The canonical JSON text of ``value`` (see the module docstring)."""
-    return json.dumps(
-        normalise(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-        allow_nan=False,
-    )
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                           allow_nan=False).encode
+
+
+def canonical_json(value: Any, *, normalised: bool = False) -> str:
+    """The canonical JSON text of ``value`` (see the module docstring).
+
+    ``normalised=True`` promises that ``value`` already came out of :func:`normalise` (the
+    runtime's hot path builds payloads from normalised parts) and skips the second pass.
+    """
+    return _encode(value if normalised else normalise(value))
 
 
 def canonical_bytes(value: Any) -> bytes:
     return canonical_json(value).encode("utf-8")
 
 
-def digest(value: Any) -> str:
+def digest(value: Any, *, normalised: bool = False) -> str:
     """``sha256:`` + hex digest of the canonical JSON of ``value``."""
-    return "sha256:" + hashlib.sha256(canonical_bytes(value)).hexdigest()
+    text = canonical_json(value, normalised=normalised)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def digest_bytes(data: bytes) -> str:

@@ -59,12 +59,15 @@ if TYPE_CHECKING:
 KeyFunction = Callable[[str, int, str, Any], str]
 
 
-def effect_key(run_id: str, step: int, tool: str, args: Any) -> str:
+def effect_key(run_id: str, step: int, tool: str, args: Any, *,
+               args_digest: str | None = None) -> str:
     """The effect key of a logical tool call: ``ek_`` + 32 hex characters.
 
     Derived from ``(run_id, step, tool, digest(args))``; the same inputs always give the same key.
+    ``args_digest`` may pass ``digest(args)`` when the caller already computed it.
     """
-    material = "\x1f".join([run_id, str(int(step)), tool, digest(args)])
+    d = digest(args) if args_digest is None else args_digest
+    material = "\x1f".join([run_id, str(int(step)), tool, d])
     return "ek_" + hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
 
 

@@ -145,9 +145,11 @@ class Journal:
         return data
 
 
-def new_event(store: Store, kind: str, step: int | None, payload: Any, at: float) -> NewEvent:
-    """Build an event, moving a large payload into the artifact store."""
-    text = canonical_json(payload)
+def new_event(store: Store, kind: str, step: int | None, payload: Any, at: float, *,
+              normalised: bool = False) -> NewEvent:
+    """Build an event, moving a large payload into the artifact store. ``normalised=True``:
+    the payload is already normalised (see :func:`minirt.canonical.canonical_json`)."""
+    text = canonical_json(payload, normalised=normalised)
     data = text.encode("utf-8")  # the threshold and the size are in bytes, not characters
     if len(data) > ARTIFACT_THRESHOLD:
         ref = store.put_artifact(data)

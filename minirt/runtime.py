@@ -162,6 +162,15 @@ class RuntimeHook:
     def after_outcome(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
         """After a tool outcome is journaled (or replayed: ``ctx.replaying``)."""
 
+    def before_redispatch(self, ctx: Context, tool: Tool, call: ToolCall) -> None:
+        """Before a resend of an unresolved call (``call.attempt`` is the new attempt's number),
+        after reconciliation allowed it. A :class:`MinirtError` raised here refuses the resend;
+        raise an :class:`~minirt.journal.UnresolvedIntent` to leave the outcome unknown."""
+
+    def before_decision(self, ctx: Context, step: int, name: str, prompt: Any) -> None:
+        """Before the model is really asked at ``step`` (never on replay). A :class:`MinirtError`
+        raised here refuses the decision: nothing is asked or journaled, the run fails."""
+
     def on_position(self, ctx: Context, step: int, kind: str, name: str, replayed: bool) -> None:
         """After any step position completes, fresh or replayed."""
 
@@ -240,8 +249,9 @@ class Context:
             faults.hit("after_step_record", step=p)
             raise
         faults.hit("before_step_record", step=p)
-        self._append(new_event(self.runtime.store, "step", p, {"name": name, "value": value},
-                               self.now_raw()))
+        self._append(new_event(self.runtime.store, "step", p,
+                               {"name": normalise(name), "value": value}, self.now_raw(),
+                               normalised=True))
         faults.hit("after_step_record", step=p)
         self._positioned(p, "step", name, False)
         return value
@@ -269,6 +279,8 @@ class Context:
         m = model or self.runtime.model
         if m is None:
             raise MinirtError(detail="ctx.decide needs a model: Runtime(model=...)")
+        for hook in self.runtime.hooks:
+            hook.before_decision(self, p, name, prompt)
         output = normalise(m.complete(prompt, index=index))
         faults = self.runtime.faults
         faults.hit("before_decision_record", step=p)
@@ -296,8 +308,12 @@ class Context:
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
             prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw,
                                               rt.scopes))
-            call = ToolCall(self.run_id, p, tool_name, prepared,
-                            rt.key_for(self.run_id, p, tool_name, prepared), 1, self.incarnation,
+            if rt.key_for is effect_key:  # the default: reuse the digest of the normalised args
+                key = effect_key(self.run_id, p, tool_name, prepared,
+                                 args_digest=digest(prepared, normalised=True))
+            else:
+                key = rt.key_for(self.run_id, p, tool_name, prepared)
+            call = ToolCall(self.run_id, p, tool_name, prepared, key, 1, self.incarnation,
                             rt.scopes)
             self.pending_kv = {}
             for hook in rt.hooks:
@@ -310,9 +326,10 @@ class Context:
         rt.faults.hit("before_intent", step=p, tool=tool_name)
         staged, self.pending_kv = self.pending_kv, {}
         self._append(new_event(rt.store, "intent", p,
-                               {"tool": tool_name, "args": prepared, "args_digest": raw_digest,
-                                "effect_key": call.effect_key, "effect": tool.effect.value},
-                               self.now_raw()), kv=staged or None)
+                               {"tool": normalise(tool_name), "args": prepared,
+                                "args_digest": raw_digest, "effect_key": normalise(call.effect_key),
+                                "effect": tool.effect.value},
+                               self.now_raw(), normalised=True), kv=staged or None)
         rt.faults.hit("after_intent", step=p, tool=tool_name)
         return self._dispatch(tool, call)
 
@@ -360,12 +377,15 @@ class Context:
         value = normalise(value)
         rt.faults.hit("before_result", step=call.step, tool=call.tool)
         return self._record_outcome(call, "tool_result",
-                                    {"effect_key": call.effect_key, "value": value})
+                                    {"effect_key": normalise(call.effect_key), "value": value},
+                                    normalised=True)
 
     def _record_outcome(self, call: ToolCall, kind: str, payload: dict[str, Any],
-                        error: MinirtError | None = None, extra: tuple[NewEvent, ...] = ()) -> Any:
+                        error: MinirtError | None = None, extra: tuple[NewEvent, ...] = (),
+                        *, normalised: bool = False) -> Any:
         rt = self.runtime
-        self._append(*extra, new_event(rt.store, kind, call.step, payload, self.now_raw()))
+        self._append(*extra, new_event(rt.store, kind, call.step, payload, self.now_raw(),
+                                       normalised=normalised))
         rt.faults.hit("after_result", step=call.step, tool=call.tool)
         self._positioned(call.step, "tool", call.tool, False)
         for hook in rt.hooks:
@@ -390,12 +410,14 @@ class Context:
                 raise UnresolvedIntent(run_id=self.run_id, step=call.step, tool=call.tool,
                                        effect_key=call.effect_key,
                                        reason=f"gave up after {rt.max_attempts} attempts")
+            resend = ToolCall(call.run_id, call.step, call.tool, call.args, call.effect_key,
+                              attempt, self.incarnation, call.scopes, call.deadline_at)
+            for hook in rt.hooks:
+                hook.before_redispatch(self, tool, resend)
             self._append(note, new_event(rt.store, "attempt", call.step,
                                          {"effect_key": call.effect_key, "attempt": attempt},
                                          self.now_raw()))
-            return self._dispatch(tool, ToolCall(call.run_id, call.step, call.tool, call.args,
-                                                 call.effect_key, attempt, self.incarnation,
-                                                 call.scopes, call.deadline_at))
+            return self._dispatch(tool, resend)
         raise UnresolvedIntent(run_id=self.run_id, step=call.step, tool=call.tool,
                                effect_key=call.effect_key, reason=res.reason or why)
 
