@@ -1,0 +1,205 @@
+"""Every lesson ends with the same study block, so the course reads as one course.
+
+The block (CONTRIBUTING.md, lesson skeleton step 7; the study method of lessons/00-start-here):
+
+- a markdown heading whose text is exactly ``Study block`` (level 2 or 3, optionally numbered:
+  ``## Study block``, ``### Study block``, ``## 10. Study block``); the block runs from there to
+  the next level-2 heading (``## Exercises``) or the end of the notebook;
+- inside it, markdown cells carrying these bold labels, in this order (case-insensitive; the
+  label may be longer, e.g. ``**When it is the right choice.**``):
+  ``**Mental model``, ``**State it reads and changes`` (``**The state ...`` is fine),
+  a label containing ``right choice``, then one saying when it is not
+  (``**When it is not`` or ``**Not the right choice``), ``**Predict, then run``,
+  ``**Primary sources`` followed by at least one http(s) link;
+- after the "Predict, then run" markdown: a code cell that assigns ``prediction``, and the next
+  code cell compares ``prediction`` with what the run showed (a ``==``/``!=`` involving the name
+  ``prediction``, not inside an ``assert``) and prints "match"/"mismatch".
+
+Lessons 00 (start here) and appendices (``lessons/appendix-*``) are exempt. A lesson that lacks
+a part fails with the list of what is missing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+HEADING = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?Study block\s*$", re.M | re.I)
+LEVEL2 = re.compile(r"^##\s+\S", re.M)
+# (name reported when missing, pattern over the block's markdown)
+LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("**Mental model**", re.compile(r"\*\*\s*Mental model", re.I)),
+    (
+        "**State it reads and changes**",
+        re.compile(r"\*\*\s*(?:The\s+)?state it reads and changes", re.I),
+    ),
+    ("**... right choice** (when it is)", re.compile(r"\*\*[^*]*(?<!not the )right choice", re.I)),
+    (
+        "**When it is not** / **Not the right choice**",
+        re.compile(r"\*\*\s*(?:When it is not|Not the right choice)", re.I),
+    ),
+    ("**Predict, then run**", re.compile(r"\*\*\s*Predict, then run", re.I)),
+    ("**Primary sources**", re.compile(r"\*\*\s*Primary sources", re.I)),
+)
+LINK = re.compile(r"\]\(https?://")
+
+
+def lessons(root: Path = ROOT) -> list[Path]:
+    """The lessons that must carry a study block: all but 00 and the appendices."""
+    return [
+        p
+        for p in sorted((root / "lessons").glob("*.ipynb"))
+        if not p.name.startswith(("00-", "appendix"))
+    ]
+
+
+def _assigns_prediction(source: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        if any(isinstance(t, ast.Name) and t.id == "prediction" for t in targets):
+            return True
+    return False
+
+
+def _compares_prediction(source: str) -> bool:
+    """A ==/!= comparison that involves `prediction`, outside any assert, and a match message."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    in_assert = {id(n) for a in ast.walk(tree) if isinstance(a, ast.Assert) for n in ast.walk(a)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or id(node) in in_assert:
+            continue
+        if not all(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops):
+            continue
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if "prediction" in names:
+            return "match" in source
+    return False
+
+
+def study_block_problems(nb: nbformat.NotebookNode) -> list[str]:
+    """What the notebook's study block lacks (empty when it is complete)."""
+    cells = nb.cells
+    start = next(
+        (i for i, c in enumerate(cells) if c.cell_type == "markdown" and HEADING.search(c.source)),
+        None,
+    )
+    if start is None:
+        return ["a markdown heading 'Study block' (e.g. '## Study block')"]
+    end = len(cells)
+    for j in range(start + 1, len(cells)):
+        if cells[j].cell_type == "markdown" and LEVEL2.search(cells[j].source):
+            end = j
+            break
+    block = cells[start:end]
+    problems: list[str] = []
+    md = "\n\n".join(c.source for c in block if c.cell_type == "markdown")
+    pos = 0
+    for name, pattern in LABELS:
+        found = pattern.search(md, pos)
+        if found is None:
+            anywhere = pattern.search(md)
+            problems.append(f"{name}" + (" (out of order)" if anywhere else ""))
+        else:
+            pos = found.end()
+    sources = LABELS[-1][1].search(md)
+    if sources is not None and not LINK.search(md, sources.end()):
+        problems.append("a link (https://...) under **Primary sources**")
+
+    predict = next(
+        (
+            k
+            for k, c in enumerate(block)
+            if c.cell_type == "markdown" and LABELS[4][1].search(c.source)
+        ),
+        None,
+    )
+    if predict is not None:
+        code = [c.source for c in block[predict + 1 :] if c.cell_type == "code"]
+        which = next((k for k, src in enumerate(code) if _assigns_prediction(src)), None)
+        if which is None:
+            problems.append("a code cell after **Predict, then run** that sets `prediction`")
+        elif which + 1 >= len(code) or not _compares_prediction(code[which + 1]):
+            problems.append(
+                "a code cell right after the prediction cell that compares `prediction` with "
+                "the run (==/!= outside an assert) and prints match/mismatch"
+            )
+    return problems
+
+
+def test_every_lesson_carries_the_study_block() -> None:
+    found = lessons()
+    if not found:
+        pytest.skip("no lessons yet")
+    missing = {p.name: study_block_problems(nbformat.read(str(p), as_version=4)) for p in found}
+    missing = {name: probs for name, probs in missing.items() if probs}
+    assert not missing, "lessons without a complete study block:\n" + "\n".join(
+        f"  {name}: " + "; ".join(probs) for name, probs in sorted(missing.items())
+    )
+
+
+# --------------------------------------------------------------------------- the checker itself
+
+
+def _nb(*cells: tuple[str, str]) -> nbformat.NotebookNode:
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    nb = new_notebook()
+    nb.cells = [new_markdown_cell(s) if kind == "md" else new_code_cell(s) for kind, s in cells]
+    return nb
+
+
+COMPLETE = (
+    ("md", "## Study block\n\n**Mental model.** x\n\n**State it reads and changes.** y\n\n"
+           "**When it is the right choice.** a. **When it is not:** b."),
+    ("md", "**Predict, then run.** How many?"),
+    ("code", "prediction = 1"),
+    ("code", 'observed = 1\nprint("match" if prediction == observed else "mismatch")'),
+    ("md", "**Primary sources**\n\n- [Sagas](https://doi.org/10.1145/38713.38742)"),
+    ("md", "## Exercises"),
+)  # fmt: skip
+
+
+def test_checker_accepts_a_complete_block() -> None:
+    assert study_block_problems(_nb(*COMPLETE)) == []
+
+
+def test_checker_names_each_missing_part() -> None:
+    no_heading = _nb(("md", "## Study\n\n" + COMPLETE[0][1].split("\n", 1)[1]), *COMPLETE[1:])
+    assert study_block_problems(no_heading) == [
+        "a markdown heading 'Study block' (e.g. '## Study block')"
+    ]
+    no_wrong = _nb(("md", COMPLETE[0][1].replace("**When it is not:**", "Else")), *COMPLETE[1:])
+    assert study_block_problems(no_wrong) == ["**When it is not** / **Not the right choice**"]
+    no_link = _nb(*COMPLETE[:4], ("md", "**Primary sources**\n\n- a book"), COMPLETE[5])
+    assert study_block_problems(no_link) == ["a link (https://...) under **Primary sources**"]
+
+
+def test_checker_wants_a_comparison_not_an_assert() -> None:
+    asserting = _nb(*COMPLETE[:3], ("code", "assert prediction == 1"), *COMPLETE[4:])
+    problems = study_block_problems(asserting)
+    assert len(problems) == 1 and "compares `prediction`" in problems[0]
+    unset = _nb(*COMPLETE[:2], ("code", "guess = 1"), *COMPLETE[3:])
+    assert study_block_problems(unset)[0].startswith("a code cell after **Predict, then run**")
+
+
+def test_checker_ignores_parts_after_the_next_section() -> None:
+    moved = _nb(COMPLETE[0], ("md", "## Exercises"), *COMPLETE[1:5])
+    problems = study_block_problems(moved)
+    assert "**Predict, then run**" in problems and "**Primary sources**" in problems
