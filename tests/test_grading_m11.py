@@ -1,0 +1,121 @@
+"""The capstone grader (minirt.grading.m11): the reference answers pass, each wrong answer fails."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from minirt.approvals import ApprovalMismatch, check_receipt
+from minirt.capstone.agent import support_agent
+from minirt.grading import m11
+from minirt.idempotency import Delivery
+
+
+def unbound(receipt: Any, request: Any, current: Any, *, key: Any, now: float,
+            revocations: Any, used: Any) -> None:
+    if not receipt.verify(key) or request.effect["tool"] != current["tool"]:
+        raise ApprovalMismatch(request_id=request.request_id, field="tool", approved="-",
+                               requested="-")
+
+
+def answers(**changes: Any) -> m11.Answers:
+    base = dict(support_agent=support_agent, refund_key=lambda call: call.effect_key,
+                choose_delivery=lambda: Delivery.AT_MOST_ONCE,
+                needs_approval=lambda args: args["amount_cents"] > 5000,
+                check_approval=check_receipt)
+    return m11.Answers(**{**base, **changes})
+
+
+CASE = {"name": "lost refund response", "crash_at": "after_result", "occurrence": 5,
+        "provider_faults": [{"provider": "payments", "fault": "drop_response_after_commit",
+                             "op": "refund", "times": 1}]}
+
+
+def test_reference_passes_every_property() -> None:
+    a = answers()
+    assert m11.check_happy(a) == []
+    assert m11.check_happy(a, ticket=m11.TICKET_2) == []
+    assert m11.check_approvals(a) == []
+    assert m11.check_budget(a) == [] and m11.check_budget(a, hidden=True) == []
+    assert m11.check_adversary(a, CASE) == []
+    assert m11.check_prediction(a, 1) == []
+
+
+def test_reference_passes_the_full_sweep() -> None:
+    assert m11.check_sweep(answers()) == []
+
+
+def test_random_key_per_attempt_fails_the_sweep() -> None:
+    a = answers(refund_key=lambda call: f"rk_{uuid.uuid4().hex}")
+    failures = m11.check_sweep(a, points=[m11.tool_point(a, "refund")])
+    assert failures and failures[0].startswith("[crash-sweep]")
+
+
+def test_at_least_once_email_duplicates_and_breaks_the_prediction() -> None:
+    a = answers(choose_delivery=lambda: Delivery.AT_LEAST_ONCE)
+    assert "duplicate" in m11.check_sweep(a, points=[m11.tool_point(a, "send_email")])[0]
+    assert m11.check_prediction(a, 1)[0].startswith("[predict-then-run]")
+    assert m11.check_prediction(a, 2) == []
+
+
+def test_unbound_approval_lets_a_receipt_move_another_refund() -> None:
+    failures = m11.check_approvals(answers(check_approval=unbound))
+    assert any("receipt-for-another-order" in f for f in failures)
+
+
+def test_no_approval_policy_fails_the_approval_property() -> None:
+    failures = m11.check_approvals(answers(needs_approval=lambda args: False))
+    assert any("without any approval" in f for f in failures)
+
+
+def test_check_that_refuses_everything_fails_the_genuine_case() -> None:
+    def refuse(*args: Any, **kw: Any) -> None:
+        raise ApprovalMismatch(request_id="-", field="-", approved="-", requested="-")
+
+    failures = m11.check_approvals(answers(check_approval=refuse))
+    assert any("genuine" in f for f in failures)
+
+
+def test_adversary_that_never_fires_fails() -> None:
+    case = {"name": "nothing", "provider_faults": [{"provider": "booking", "fault": "error_5xx",
+                                                    "op": "refund"}]}
+    assert "never fired" in m11.check_adversary(answers(), case)[0]
+
+
+def test_adversary_of_the_wrong_shape_is_named() -> None:
+    assert m11.check_adversary(answers(), {"provider_faults": [{"provider": "bank"}]})[0] \
+        .startswith("[my-adversary]")
+
+
+def test_adversary_may_be_given_as_a_function() -> None:
+    assert m11.check_adversary(answers(), lambda: CASE) == []
+
+
+def test_broken_delivery_choice_is_named() -> None:
+    assert m11.check_happy(answers(choose_delivery=lambda: "twice"))[0] \
+        .startswith("[delivery-choice]")
+
+
+def test_blank_answers_fail_every_property() -> None:
+    def blank(*args: Any, **kw: Any) -> Any:
+        raise NotImplementedError()
+
+    a = m11.Answers(blank, blank, blank, blank, blank)
+    for failures in (m11.check_happy(a), m11.check_sweep(a), m11.check_approvals(a),
+                     m11.check_budget(a), m11.check_adversary(a, blank),
+                     m11.check_prediction(a, 1)):
+        assert failures
+
+
+@pytest.mark.parametrize("quoted, ok", [(True, True), (False, False)])
+def test_note_is_checked_against_recomputed_figures(quoted: bool, ok: bool) -> None:
+    a = answers()
+    figures = m11.figures_of(a, runs=1)
+    bytes_per_step = f"{figures['journal_bytes_per_step']:.0f}" if quoted else "many"
+    events = f"{figures['journal_events']:.0f}" if quoted else "some"
+    text = (f"## Decisions\nKeys bound to payloads, email at most once, approvals bound.\n"
+            f"## Trade-offs\nThe journal costs {bytes_per_step} bytes per step and {events} "
+            f"events per run.\n## Remaining risks\nKeys pruned early by a provider are a risk.\n")
+    assert (m11.check_note(a, text) == []) is ok
