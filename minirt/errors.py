@@ -43,6 +43,10 @@ class MinirtError(Exception):
             message = f"{type(self).__name__}({attrs})"
         super().__init__(message)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keyword-only construction: pickle (multiprocessing, DBOS, ...) rebuilds from the attrs.
+        return (_rebuild, (type(self), self.attrs))
+
     def to_record(self) -> dict[str, Any]:
         """A JSON-ready record of this error: its type name, module and attributes. The module
         keeps two errors of the same name in different modules apart on replay."""
@@ -61,6 +65,10 @@ def from_record(record: dict[str, Any]) -> MinirtError:
         return cls(**attrs)
     except TypeError:
         return RecordedError(type_name=cls.__name__, detail=str(attrs))
+
+
+def _rebuild(cls: type[MinirtError], attrs: dict[str, Any]) -> MinirtError:
+    return cls(**attrs)
 
 
 def _jsonable(value: Any) -> Any:

@@ -72,3 +72,13 @@ def test_enums_and_models_are_dumped_to_their_json_form():
 
     assert normalise({"c": Colour.RED, "m": M(colour="red", n=1)}) == {
         "c": "red", "m": {"colour": "red", "n": 1}}
+
+
+def test_named_errors_survive_pickling_with_their_attributes():
+    import pickle
+
+    from minirt.run import StaleIncarnation
+
+    err = StaleIncarnation(run_id="r1", event="complete", incarnation=1, current=2)
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is StaleIncarnation and back.attrs == err.attrs and str(back) == str(err)
