@@ -1,0 +1,178 @@
+"""`minirt-course`: grade a drill, list progress, show the evidence log, reset.
+
+    minirt-course grade 01 [--notebook PATH] [--learner NAME] [--verbose]
+    minirt-course progress
+    minirt-course evidence 01
+    minirt-course reset [01]
+
+Everything stays on this machine: progress in .minirt/progress.json, evidence in
+.minirt/evidence/<id>.jsonl (both ignored by git). Errors the learner can fix are printed as one
+line and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+
+from minirt.course import catalog, nbgrade
+from minirt.course.nbgrade import CourseError, GradeReport
+
+__all__ = ["main"]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def _when(iso: str | None) -> str:
+    if not iso:
+        return ""
+    return iso.replace("T", " ").replace("+00:00", " UTC")
+
+
+def print_report(report: GradeReport, module: catalog.Module) -> None:
+    print(f"Module {module.id} · {module.title} — learner {report.learner}")
+    width = max([len("cell"), *(len(c.grade_id) for c in report.cells)]) + 2
+    print(f"  {'cell'.ljust(width)}score")
+    for c in report.cells:
+        mark = "ok  " if c.passed else "FAIL"
+        line = f"  {c.grade_id.ljust(width)}{_fmt(c.score)}/{_fmt(c.max_score)}  {mark}"
+        if c.message and not c.passed:
+            line += f"  {c.message}"
+        print(line.rstrip())
+    print(f"  {'total'.ljust(width)}{_fmt(report.score)}/{_fmt(report.max_score)}")
+    for where, msg in report.other_errors:
+        print(f"  note: {where} raised {msg}")
+    if report.feedback_path is not None:
+        print(f"Feedback: {report.feedback_path}")
+
+
+def _cmd_grade(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    module = nbgrade.drill_module(args.module)
+    if not args.quiet:
+        print(f"Grading module {module.id} ({module.slug}) with nbgrader…", flush=True)
+    report = nbgrade.grade(
+        module.id,
+        args.notebook,
+        args.learner,
+        verbose=args.verbose,
+        command="minirt-course " + shlex.join(argv),
+    )
+    print_report(report, module)
+    entries = nbgrade.read_evidence(module.id)
+    if entries:
+        print(
+            f"Evidence: .minirt/evidence/{module.id}.jsonl (attempt {entries[-1].get('attempt', len(entries))})"
+        )
+    return 0
+
+
+def _cmd_progress(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    root = nbgrade.layout().root
+    progress = nbgrade.load_progress(root)
+    print("Course progress (local: .minirt/progress.json; nothing is sent anywhere)")
+    rows = []
+    for m in catalog.MODULES:
+        p = progress.get(m.id)
+        lesson = "landed" if catalog.landed(m.id, root) else "planned"
+        if not m.has_drill:
+            last = "no drill"
+        elif p:
+            last = f"{_fmt(float(p['score']))}/{_fmt(float(p['max']))}"
+            if int(p.get("attempts", 1)) > 1:
+                last += (
+                    f" (best {_fmt(float(p.get('best', p['score'])))}, {p['attempts']} attempts)"
+                )
+        else:
+            last = "not graded"
+        rows.append((m.id, m.title, lesson, last, _when(p.get("time")) if p else ""))
+    widths = [
+        max(len(r[i]) for r in rows + [("id", "module", "lesson", "last score", "when")])
+        for i in range(5)
+    ]
+    header = ("id", "module", "lesson", "last score", "when")
+    for r in [header, *rows]:
+        print("  " + "  ".join(col.ljust(w) for col, w in zip(r, widths, strict=True)).rstrip())
+    return 0
+
+
+def _cmd_evidence(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    module = nbgrade._module(args.module)
+    entries = nbgrade.read_evidence(module.id)
+    if not entries:
+        print(f"No evidence for module {module.id} yet: run `minirt-course grade {module.id}`.")
+        return 0
+    print(f"Evidence for module {module.id} · {module.title} (.minirt/evidence/{module.id}.jsonl)")
+    for e in entries:
+        print(
+            f"- attempt {e.get('attempt', '?')}  {_when(e.get('time'))}  {e.get('learner')}  "
+            f"{_fmt(float(e.get('score', 0)))}/{_fmt(float(e.get('max', 0)))}"
+        )
+        print(f"    command: {e.get('command')}")
+        print(f"    input:   {e.get('input')} (copy: {e.get('snapshot')})")
+        failing = e.get("failing") or []
+        if failing:
+            for f in failing:
+                print(f"    failed:  {f.get('grade_id')}: {f.get('message')}")
+        else:
+            print("    failed:  nothing (full marks)")
+    return 0
+
+
+def _cmd_reset(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    removed = nbgrade.reset(args.module)
+    if not removed:
+        print("Nothing to reset.")
+    for item in removed:
+        print(f"removed {item}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="minirt-course",
+        description="Grade the course's drills locally with nbgrader and keep track of progress.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    ids = ", ".join(catalog.module_ids())
+
+    g = sub.add_parser("grade", help="grade a drill and print the score per test")
+    g.add_argument("module", help=f"module id ({ids})")
+    g.add_argument("--notebook", help="notebook to grade (default: drills/<slug>/drill.ipynb)")
+    g.add_argument("--learner", help="learner name (default: $USER, else 'learner')")
+    g.add_argument("--verbose", "-v", action="store_true", help="show nbgrader's own log")
+    g.add_argument("--quiet", "-q", action="store_true", help="print only the result table")
+    g.set_defaults(func=_cmd_grade)
+
+    p = sub.add_parser("progress", help="every module: lesson landed or not, last score")
+    p.set_defaults(func=_cmd_progress)
+
+    e = sub.add_parser("evidence", help="the evidence log of one module's grade attempts")
+    e.add_argument("module", help=f"module id ({ids})")
+    e.set_defaults(func=_cmd_evidence)
+
+    r = sub.add_parser("reset", help="forget progress and evidence (of one module, or all)")
+    r.add_argument("module", nargs="?", help="module id (default: every module)")
+    r.set_defaults(func=_cmd_reset)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args, argv))
+    except CourseError as exc:
+        print(f"minirt-course: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""Shared pytest fixtures. Keep this file small; fixtures used by one file belong in that file."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository (course) root: the folder holding nbgrader_config.py."""
+    return REPO_ROOT
+
+
+def copy_course(dest: Path, slugs: Iterable[str] = (), root: Path = REPO_ROOT) -> Path:
+    """A minimal copy of the course for grading in isolation (its own build/ and gradebook).
+
+    Copies nbgrader_config.py and, for each slug, solutions/<slug>/ and drills/<slug>/ if present.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(root / "nbgrader_config.py", dest / "nbgrader_config.py")
+    for slug in slugs:
+        for part in ("solutions", "drills"):
+            src = root / part / slug
+            if src.is_dir():
+                shutil.copytree(src, dest / part / slug, dirs_exist_ok=True)
+    (dest / "build").mkdir(exist_ok=True)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def course_copy():
+    """`course_copy(dest, slugs)`: see copy_course."""
+    return copy_course
