@@ -26,17 +26,21 @@ Two crash modes, which must agree on every outcome:
 
 :func:`sweep` runs a :class:`Scenario` once without faults to list every (point, occurrence) it
 passes, then once per point with a crash there, recovers with a fresh runtime, and asks the
-scenario's oracle for a :class:`Verdict`.
+scenario's oracle for a :class:`Verdict`. :func:`sweep_all` does that for every scenario
+(:func:`discover_scenarios`) in both crash modes and returns a :class:`SweepMatrix`; any cell
+reruns with :meth:`SweepCell.rerun`.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import pkgutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -155,10 +159,19 @@ class SweepCell:
     seed: int = 0
     ref: str = ""  # the scenario's importable 'module:attribute', when it has one
 
+    error: str = ""  # set when the sweep itself failed here (not the oracle's verdict)
+
     def reproduce(self) -> str:
         """The one call that reproduces this cell."""
         return (f"minirt.faults.crash_once({self.ref or self.scenario!r}, {self.point!r}, "
                 f"occurrence={self.occurrence}, mode={self.mode!r})")
+
+    def rerun(self, scenario: str | Scenario | None = None, *,
+              workdir: Path | None = None) -> Verdict:
+        """Run this cell again (same crash, fresh world), return the oracle's verdict; give a
+        ``workdir`` to keep the world for inspection, a ``scenario`` object if it has no ref."""
+        return crash_once(scenario or self.ref or self.scenario, self.point,
+                          occurrence=self.occurrence, mode=self.mode, workdir=workdir)
 
 
 class ScenarioNotImportable(MinirtError):
@@ -267,6 +280,131 @@ def sweep(scenario: str | Scenario, *, modes: Sequence[str] = ("simulate",),
         ref = scenario if isinstance(scenario, str) else getattr(sc, "ref", "")
         out.append(SweepCell(sc.name, point, n, mode, verdict, ref=ref))
     return out
+
+
+# -- every scenario x every point x both modes -------------------------------------------------
+
+def _is_scenario(obj: Any) -> bool:
+    return isinstance(getattr(obj, "ref", None), str) and all(
+        callable(getattr(obj, m, None)) for m in ("setup", "make_runtime", "start", "oracle"))
+
+
+def discover_scenarios(package: str = "minirt.scenarios") -> list[str]:
+    """The ``module:attribute`` ref of every scenario in the package's modules: module-level
+    objects (or classes) with the :class:`Scenario` methods whose ``ref`` names themselves.
+    Sorted; a module that needs a missing optional dependency is left out."""
+    pkg = importlib.import_module(package)
+    refs: set[str] = set()
+    for info in pkgutil.iter_modules(pkg.__path__):
+        name = f"{package}.{info.name}"
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for attr, obj in vars(module).items():
+            if _is_scenario(obj) and obj.ref == f"{name}:{attr}":
+                refs.add(obj.ref)
+    return sorted(refs)
+
+
+@dataclass
+class SweepMatrix:
+    """One cell per (scenario, fault point, occurrence, crash mode), plus what was skipped."""
+
+    cells: list[SweepCell]
+    skipped: dict[str, str] = field(default_factory=dict)  # scenario -> why it was not swept
+    seconds: float = 0.0
+
+    @property
+    def scenarios(self) -> list[str]:
+        return list(dict.fromkeys(c.ref or c.scenario for c in self.cells))
+
+    @property
+    def points(self) -> list[str]:
+        return list(dict.fromkeys(c.point for c in self.cells))
+
+    @property
+    def modes(self) -> list[str]:
+        return list(dict.fromkeys(c.mode for c in self.cells))
+
+    def counts(self) -> Counter[str]:
+        """How many cells ended in each outcome."""
+        return Counter(c.verdict.outcome.value for c in self.cells)
+
+    def failing(self) -> list[SweepCell]:
+        return [c for c in self.cells if not c.verdict.ok]
+
+    def errors(self) -> list[SweepCell]:
+        """Cells where the sweep itself failed (a harness problem, not a verdict)."""
+        return [c for c in self.cells if c.error]
+
+    def grid(self) -> dict[tuple[str, str], Counter[str]]:
+        """(scenario, point) -> outcome counts over occurrences and modes (the heat map)."""
+        out: dict[tuple[str, str], Counter[str]] = {}
+        for c in self.cells:
+            out.setdefault((c.ref or c.scenario, c.point), Counter())[c.verdict.outcome.value] += 1
+        return out
+
+    def disagreements(self) -> list[tuple[str, str, int, dict[str, str]]]:
+        """(scenario, point, occurrence, mode -> outcome) where the crash modes disagree."""
+        by: dict[tuple[str, str, int], dict[str, str]] = {}
+        for c in self.cells:
+            by.setdefault((c.ref or c.scenario, c.point, c.occurrence), {})[c.mode] = \
+                c.verdict.outcome.value
+        return [(*k, v) for k, v in by.items() if len(set(v.values())) > 1]
+
+    def summary(self) -> str:
+        sizes = (f"{len(self.cells)} cells: {len(self.scenarios)} scenarios x their fault points "
+                 f"x {len(self.modes)} mode(s) in {self.seconds:.0f} s")
+        return sizes + " — " + ", ".join(f"{n} {o}" for o, n in self.counts().most_common())
+
+
+def scratch_root() -> str | None:
+    """Where sweep worlds live: a RAM-backed directory when there is one (``/dev/shm``), else
+    the system's temporary directory (None). A crashed process, simulated or SIGKILLed, loses
+    nothing it wrote there either: what a sweep tests is process death, not power loss."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def sweep_all(scenarios: Iterable[str | Scenario] | None = None, *,
+              modes: Sequence[str] = ("simulate", "kill"), progress: bool = False
+              ) -> SweepMatrix:
+    """Crash every scenario (default: :func:`discover_scenarios`) at every boundary it passes, in
+    every mode, recover, judge. A scenario that cannot run alone (its setup needs a server) is
+    listed in ``skipped``; a cell where the sweep itself failed keeps the error. Kill mode
+    rebuilds a scenario from its ref in a child process: pass refs, not modified objects.
+    Each cell gets a fresh world under :func:`scratch_root`."""
+    started = time.perf_counter()
+    jobs: list[tuple[str | Scenario, str, str, int, str]] = []
+    skipped: dict[str, str] = {}
+    for ref in (list(scenarios) if scenarios is not None else discover_scenarios()):
+        sc = load_scenario(ref)
+        name = ref if isinstance(ref, str) else (getattr(sc, "ref", "") or sc.name)
+        try:
+            points = boundaries(sc)
+        except MinirtError as exc:
+            skipped[name] = f"{type(exc).__name__}: {exc}"
+            continue
+        jobs += [(ref, name, p, n, m) for (p, n) in points for m in modes]
+    iterator: Iterable[tuple[str | Scenario, str, str, int, str]] = jobs
+    if progress:
+        from tqdm.auto import tqdm  # course tooling only; a widget in notebooks, never stderr
+
+        iterator = tqdm(jobs, desc="crash sweep", file=sys.stdout)
+    cells = []
+    for ref, name, point, n, mode in iterator:
+        label = load_scenario(ref).name
+        try:
+            with tempfile.TemporaryDirectory(prefix="sweep-", dir=scratch_root()) as tmp:
+                verdict = crash_once(ref, point, occurrence=n, mode=mode, workdir=Path(tmp))
+            error = ""
+        except Exception as exc:  # the harness, not the run under test: keep it visible
+            error = f"{type(exc).__name__}: {exc}"[:500]
+            verdict = Verdict(Outcome.WRONG, f"the sweep itself failed: {error}")
+        cells.append(SweepCell(label, point, n, mode, verdict, ref=name if ":" in name else "",
+                               error=error))
+    return SweepMatrix(cells, skipped, time.perf_counter() - started)
 
 
 # -- kill mode: the child process ---------------------------------------------------------------

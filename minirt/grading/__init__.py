@@ -3,3 +3,8 @@
 Each module owns ``minirt/grading/mNN.py``. Graders import from here, never from the learner's
 folder, and rebuild every value a learner returns before comparing it.
 """
+
+# Module 05b: the design exercise, graded by running the design (see minirt.grading.design).
+from .design import DesignGrade, grade_design_outline  # noqa: E402
+
+__all__ = ["DesignGrade", "grade_design_outline"]
