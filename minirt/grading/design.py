@@ -1,0 +1,802 @@
+"""Grade ``designOutline()`` by running the design (module 05b). Course tooling, not runtime core.
+
+The learner's outline (``checkpoint``, ``idempotency``, ``resumeProtocol``, plus ``failureMode``
+or ``tradeOff``) is graded in two levels:
+
+1. **Concrete** (the seed's check): every value is non-empty and names a mechanism of the
+   documented :data:`VOCABULARY`; a vague answer ("save the state", "retry on failure") fails
+   with the vocabulary terms that would make it concrete.
+2. **Run**: the reading is a :class:`~minirt.scenarios.design_payment.Design`; minirt is built
+   from it (a runtime variant per choice) and module 04's payment run is crashed in every
+   window W1..W5 of the charge and of the booking, recovered at once and 25 h later (past the
+   payment provider's key retention). The providers' ledgers decide: duplicate charge, lost
+   effect, stuck run, or clean. The failure mode the learner names must agree with that run.
+
+Interpretation is keyword and phrase matching over :data:`VOCABULARY` (data, shown in the
+lesson), with synonyms and negation for the obvious cases ("no idempotency key", "instead of a
+random key"). It is honest about its limits: an answer it cannot read is reported as such,
+naming the terms that would make it concrete; it never guesses a choice.
+
+Trust: nothing the learner returns is executed. An outline is a ``dict`` (or a
+:class:`DesignOutline`); keys and values are rebuilt as plain ``str`` (``str.__str__``, so a
+subclass's ``__eq__``/``lower`` never runs); any other type is refused naming the field and type.
+
+Results are cached per interpreted design (:func:`design_matrix`), so a corpus of outlines runs
+the sweep once per distinct design. Not graded: the kill crash mode, concurrent workers, and
+anything the vocabulary has no word for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..faults import SweepCell
+from ..scenarios.design_payment import (
+    RECOVERIES,
+    Checkpoint,
+    Design,
+    DesignCell,
+    Idempotency,
+    Resume,
+    sweep_design,
+)
+
+FIELDS = ("checkpoint", "idempotency", "resumeProtocol")
+FAILURE_FIELDS = ("failureMode", "tradeOff")
+MAX_CHARS = 4000  # longer answers are read up to here
+
+
+@dataclass(frozen=True)
+class Term:
+    """One choice of one field: its label (the lesson's words) and the phrases that name it.
+
+    ``patterns`` are regular expressions over the normalised answer (lower case, hyphens and
+    slashes as spaces); a match preceded by a negation ("no", "without", "instead of"...) in the
+    same clause does not count. ``unguarded`` patterns carry their own negation and always count.
+    """
+
+    choice: str
+    label: str
+    patterns: tuple[str, ...]
+    unguarded: tuple[str, ...] = ()
+
+
+_VERB = r"(journal|record|log|persist|save|store|write|append|commit|checkpoint)\w*"
+_CALL = r"(tool |api |payment |provider |external |http )?(call|dispatch|send|request|invocation)"
+
+#: The documented vocabulary: field -> its choices, in precedence order: when an answer names
+#: several, the one listed first here wins (a client reference beats a key unless an idempotency
+#: key is named); for the resume protocol a lookup wins, then the action named earliest.
+VOCABULARY: dict[str, tuple[Term, ...]] = {
+    "checkpoint": (
+        Term(Checkpoint.INTENT_AND_RESULT, "intent journaled before dispatch, result after", (
+            r"\bintents?\b", r"write ahead", r"\bwal\b", r"before and after",
+            rf"before (the |each |every |any )?{_CALL}", r"before (calling|sending|dispatching|"
+            r"invoking|executing|it is sent|the charge)",
+            rf"{_VERB} (the |a |each |every )?(planned |pending )?(tool )?(call|request|"
+            r"operation|attempt)s? (durably )?before",
+            r"\b(start|begin|scheduled|pending) (record|event|row|marker|entry)",
+            r"(recorded|journaled|written|logged|persisted|saved|stored) before (the |each |every "
+            r"|a |an )?(activity|tool|step|call|request|charge)",
+            r"before (the |each |every |an? )?(activity|tool call|step) (runs|starts|executes|is "
+            r"(run|sent|executed))")),
+        Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
+            r"(result|output|response|receipt|return value|outcome)s? (is |are )?(only )?"
+            rf"{_VERB} (only )?(after|once|when)",
+            rf"{_VERB} (the |each |every |its |tool |step |call )*(result|output|response|"
+            r"receipt|return value|outcome)s?( of (the|each|every) (call|step|tool))? (only )?"
+            r"(after|once|when)",
+            r"after (each|every|the) (step|tool call|call|activity|node) (completes|returns|"
+            r"finishes|succeeds|is done|ends)", r"memoi[sz]", r"\b(step|tool) outputs?\b",
+            r"checkpoint (after|at the end of) (each|every)", r"only after (the )?(call|it)",
+            r"after (each|every) (\w+ )?(turn|step|tool call|call|node|activity|super ?step)")),
+        Term(Checkpoint.SNAPSHOT, "periodic snapshot of the run's state", (
+            r"snapshot", r"periodic", r"every \d+ ?(s|sec|seconds|minutes|min|ms|steps|events|"
+            r"calls)\b", r"every (minute|second|hour|few (seconds|minutes|steps))", r"(dump|serialize|serialise|pickle)\w* (the )?(whole |entire |full )?"
+            r"(agent |run )?state")),
+        Term(Checkpoint.NONE, "none: nothing is journaled", (
+            r"\bin memory\b", r"\bstateless\b"), unguarded=(
+            r"\b(no|without( a| any)?) (checkpoint|journal|persistence|durable state|log|"
+            r"storage)s?\b", r"nothing is (saved|persisted|stored|written|journaled)",
+            r"(don't|do not|never) (persist|save|store|journal|checkpoint)")),
+    ),
+    "idempotency": (
+        Term(Idempotency.DERIVED_KEY, "key derived from run + step + payload digest", (
+            r"(derive|derived|deriving|computed?|built|made|formed) (deterministically )?"
+            r"from (the )?(run|workflow|step|operation|order|payload|args|arguments)",
+            r"\b(hash|digest|sha ?256)\w* (of|over) (the )?(run|workflow|payload|args|"
+            r"arguments|request|params|parameters|step|operation)",
+            r"\b(run|workflow)( id)?( and|,|:| plus)? ?(the )?(step|activity)",
+            r"(sha ?256|hash|digest|hmac)\w*\W{0,3}(run|workflow)", r"(payload|args|arguments?|request|"
+            r"parameters?|params) (digest|hash)", r"(deterministic|stable|fixed) (idempotency |"
+            r"effect )?keys?", r"same (idempotency |effect )?key (on|for|across|in|with) "
+            r"(every|each|all)", r"same (one|value) (on|for|across|in|with) (all|every|each)",
+            r"\beffect keys?\b", r"(order|business|invoice|payment) ?(id|"
+            r"number) as (the |an |our )?(idempotency |dedup\w* )?key")),
+        Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
+            r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
+            r"stored|journaled|persisted|saved|recorded|written)",
+            r"(generated?|created?|minted?) once",
+            r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
+            r"alongside|next to)")),
+        Term(Idempotency.CLIENT_REFERENCE, "provider lookup by client reference", (
+            r"client (reference|ref|id)\b", r"reference (id|number|field)",
+            r"(our|the|an|its) (own )?(order|merchant|external|invoice|business) (reference|"
+            r"ref)\b", r"\bmetadata\b", r"external id", r"(look ?up|search|find|query)\w* .{0,30}"
+            r"by (our |the |its |a )?(client )?(reference|order id|metadata|external id)",
+            r"(tag|tagged|label|labelled|labeled)\w* with (our|the|an?) (own )?(order|reference|"
+            r"client)", r"(list|search|find|query)\w* (the )?(charges|payments) by")),
+        Term(Idempotency.RANDOM_PER_ATTEMPT, "random key per attempt", (
+            r"(uuid|random|fresh|new|unique)\w*( idempotency)?( key| id| uuid| value| nonce)?"
+            r".{0,40}\b(per|each|every|for each|on each|on every|with each|with every) "
+            r"(attempt|retry|retries|request|try|send|http call|time)",
+            r"(per|each|every) (attempt|retry|request)( gets| has)? (a )?(new|fresh|random|"
+            r"unique)", r"(generated?|created?|new)\w* (in|inside) (the )?(http client|retry "
+            r"loop)")),
+        Term(Idempotency.NONE, "none: no key and no reference", (), unguarded=(
+            r"\b(no|without( an| any)?) (idempotency )?keys?\b", r"not idempotent",
+            r"\bno (dedup\w*|idempotency)\b", r"(never|don't|do not) (send|use) (an |any )?"
+            r"(idempotency )?keys?")),
+    ),
+    "resumeProtocol": (
+        Term(Resume.REPLAY_AND_LOOKUP, "replay the journal, reconcile unresolved intents by "
+             "lookup", (
+                 r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b", r"reconcil",
+                 r"\b(query|queries|queried|ask|asks|asking|check|checks|checking|verify|"
+                 r"search)\w* (with )?(the )?(payment )?(provider|api|stripe|psp|processor|"
+                 r"service)", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
+                 r"status) (from|by)", r"check\w* (it |them )?(against|with|at) (the )?(provider|"
+                 r"stripe|api|psp|processor)", r"(get|fetch|retrieve|read)\w* .{0,25}(idempotency "
+                 r"key|by (its |the )?key)"), unguarded=(
+                 r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
+                 r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",)),
+        Term(Resume.BLIND_RETRY, "blind retry of unfinished steps", (
+            r"blind\w*", r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|"
+            r"re ?submit|re ?do)\w* (all |any |every |each |the |those |its |that )?"
+            r"(unfinished |incomplete |pending |interrupted |in flight |open |unresolved |"
+            r"failed |last |remaining |uncompleted |unacknowledged )?(steps?|calls?|requests?|"
+            r"charges?|tool calls?|operations?|activit\w+|it|them|everything|with)\b",
+            r"(start|run)\w* (over|again) from (the )?(start|beginning|scratch|top)",
+            r"restart (the run|from)", r"(call|send|run) (it |the api |the tool )?again",
+            r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|re ?submit)\w* from "
+            r"(the )?(last|latest|start|beginning|top)",
+            r"at least once")),
+        Term(Resume.FAIL_AND_COMPENSATE, "mark failed and compensate", (
+            r"compensat", r"refund", r"roll ?back", r"\bsaga", r"\bundo", r"\babort",
+            r"(mark|marks|set)\w* (the )?(run )?(as )?fail", r"fail (the run|it)\b",
+            r"cancel (the )?(order|run|charge)", r"\bvoid\b")),
+        Term(Resume.ESCALATE, "escalate: leave the run uncertain for an operator", (
+            r"operator", r"escalat", r"\bhuman", r"manual", r"\balert", r"on ?call",
+            r"(mark|park|flag)\w* (it |the run )?(as )?(uncertain|unknown|for review)",
+            r"dead ?letter", r"review queue")),
+    ),
+}
+
+#: A field naming this many different choices is read as a list of words, not a design.
+SOUP = {"checkpoint": 4, "idempotency": 3, "resumeProtocol": 4}
+_KEYS = (Idempotency.DERIVED_KEY, Idempotency.STORED_KEY)
+_IDEM_KEY = r"(idempotency|dedup\w*|effect) keys?"
+
+#: What to say when a field names something close to a mechanism but not the decision itself.
+HINTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "checkpoint": ((r"journal|\blog\b|database|\bdb\b|sqlite|postgres|\bstore|persist|event",
+                    "a store, but not when it is written: before the call, after it, or "
+                    "periodically"),),
+    "idempotency": ((r"\bkeys?\b|idempoten", "a key, but not where it comes from and whether "
+                     "it changes between attempts"),),
+    "resumeProtocol": ((r"replay|from the top|journal|checkpoint|where it (left|stopped)",
+                        "replaying is not enough: say what happens to a call whose intent is "
+                        "journaled but whose result is not"),),
+}
+
+#: Answers that say what, not how: matched when nothing concrete was found.
+VAGUE = ("save the state", "persist the state", "store the state", "use a database",
+         "use a db", "save progress", "checkpoint it", "make it idempotent", "be idempotent",
+         "idempotent", "avoid duplicates", "dedupe", "retry on failure", "retry", "handle errors",
+         "recover", "restart", "resume where it left off", "it might fail", "things can fail")
+
+#: What a failureMode / tradeOff names: outcome categories, limits and costs.
+CLAIMS: dict[str, tuple[str, ...]] = {
+    "duplicate": (r"duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"twice",
+                  r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
+                  r"more than once", r"charg\w* again", r"\bre ?charg"),
+    "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
+             r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
+             r"never (charged|booked|paid)", r"(not|never) (be )?(charged|booked|paid)\b",
+             r"abandon", r"gives? up (the |on the )?order", r"order (is |gets )?"
+             r"(not fulfilled|unfulfilled|cancelled)", r"\blose (the |an |a )?(effect|charge|"
+             r"payment|booking|order)"),
+    "stuck": (r"stuck", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
+              r"blocked", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
+              r"unknown (state|outcome)", r"on ?call"),
+    "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
+              r"unrefunded", r"charged (but|without|although|yet)", r"inconsistent"),
+    "limit": (r"retention", r"\bprun", r"expir", r"\b24 ?h", r"24 hours", r"forgets?",
+              r"key window"),
+    "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
+             r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
+             r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
+             r"(two|2|more) (journal )?(writes|fsyncs|round trips)", r"write amplification",
+             r"expensive", r"\bwork (is |gets )?(lost|redone|repeated)",
+             r"\b(redo|redoes|lose|loses|repeat|repeats|re runs?) (up to )?[\w ]{0,20}\bwork\b"),
+}
+WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
+    "W1": (r"before (the |an? )?intent",),
+    "W2": (r"after (the )?intent.{0,40}before (the )?(request|call|send|dispatch)",
+           r"before (the request is |it is )?sent\b", r"before (sending|dispatch)"),
+    "W3": (r"after (the )?(provider|payment|api|stripe|psp)\w*( api| provider)? (commit|charg|"
+           r"call|accept|process|succeed)", r"before the (response|answer|reply) (arrives|is "
+           r"received|comes back)", r"(lost|dropped) (response|answer|reply)",
+           r"(response|answer|reply) (is |gets )?(lost|dropped)",
+           r"after (calling|it calls) (the |a )?(payment )?(api|provider)"),
+    "W4": (r"after the (response|answer|reply).{0,30}before (the result is |it is )?(recorded|"
+           r"journaled|written|persisted|saved)", r"before (recording|journaling|saving|"
+           r"persisting|writing) the result", r"before the result (is )?(recorded|journaled|"
+           r"written|persisted|saved)"),
+    "W5": (r"after the result (is )?(journaled|recorded|written|persisted|saved)",
+           r"before (the )?(lease|ack)"),
+}
+_NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesnt", "isn't",
+             "aren't", "cannot", "can't", "nor", "neither", "avoid", "avoids", "avoiding",
+             "skip", "skips", "instead", "rather", "nothing", "prevent", "prevents",
+             "prevented", "preventing", "eliminates", "eliminate", "out", "against"}
+_DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
+                           r"eliminated)\b")
+_HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
+_CLAUSE = re.compile(r"[.;:!?,()\n]| but | so | whereas | while ")
+
+
+def normalise(text: str) -> str:
+    """Lower case; hyphens, slashes, underscores, arrows and '+' as spaces; one space."""
+    t = text[:MAX_CHARS].lower().replace("\u2019", "'")
+    t = re.sub(r"[-_/+=>\u2192\u2013\u2014*`\"]", " ", t).replace("&", " and ")
+    return re.sub(r"[ \t]+", " ", t).strip()
+
+
+def _negated(text: str, start: int, window: int = 3) -> bool:
+    clause = _CLAUSE.split(text[:start])[-1]
+    return bool(_NEGATORS & set(clause.split()[-window:]))
+
+
+def _first(text: str, patterns: tuple[str, ...], guarded: bool = True) -> re.Match[str] | None:
+    found = [m for p in patterns for m in re.finditer(p, text)
+             if not (guarded and _negated(text, m.start()))]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
+# -- reading one field --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reading:
+    """How one field was read: the choice (an enum value) or the problem, and the evidence."""
+
+    field: str
+    text: str  # the answer as read (a plain str)
+    choice: str | None = None
+    evidence: str = ""  # the phrase that decided the choice
+    problem: str = ""  # why there is no choice (empty when there is one)
+
+    @property
+    def label(self) -> str:
+        return next((t.label for t in VOCABULARY.get(self.field, ()) if t.choice == self.choice),
+                    "")
+
+
+def terms_of(field_name: str) -> str:
+    return "; ".join(f"'{t.label}'" for t in VOCABULARY[field_name])
+
+
+def read_field(field_name: str, text: str) -> Reading:
+    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not."""
+    t = normalise(text)
+    if not t:
+        return Reading(field_name, text, problem=f"{field_name} is empty")
+    hits = []
+    for rank, term in enumerate(VOCABULARY[field_name]):
+        m = _first(t, term.patterns) or _first(t, term.unguarded, guarded=False)
+        if m is not None:
+            hits.append((rank, m.start(), term, m.group(0)))
+    if len({h[2].choice for h in hits}) >= SOUP[field_name]:
+        named = "; ".join(f"'{h[2].label}'" for h in hits)
+        return Reading(field_name, text, problem=f"{field_name} names {len(hits)} different "
+                                                  f"mechanisms ({named}); say which one your "
+                                                  "design uses")
+    if hits:
+        if field_name == "resumeProtocol":  # a lookup decides; else the first action named
+            lookup = [h for h in hits if h[2].choice is Resume.REPLAY_AND_LOOKUP]
+            rank, _, term, phrase = lookup[0] if lookup else min(hits, key=lambda h: h[1])
+        else:
+            rank, _, term, phrase = min(hits, key=lambda h: h[0])
+            ref = [h for h in hits if h[2].choice is Idempotency.CLIENT_REFERENCE]
+            if ref and term.choice in _KEYS and not _first(t, (_IDEM_KEY,)):
+                rank, _, term, phrase = ref[0]  # a reference built from run + step, not a key
+        return Reading(field_name, text, str(term.choice), phrase)
+    vague = next((v for v in VAGUE if re.search(rf"\b{re.escape(v)}\b", t)), None)
+    hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
+    said = (f"'{vague}' says what, not how" if vague else hint or
+            "no mechanism of the vocabulary is named")
+    return Reading(field_name, text, problem=f"{field_name}: {said}. A concrete answer names "
+                                              f"one of: {terms_of(field_name)}")
+
+
+# -- the structured form ------------------------------------------------------------------------
+
+class CheckpointChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    mechanism: Literal["intent-and-result", "result-only", "periodic-snapshot", "none"]
+    detail: str = Field(min_length=1)
+
+
+class IdempotencyChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    mechanism: Literal["derived-key", "stored-key", "random-per-attempt", "client-reference",
+                       "none"]
+    detail: str = Field(min_length=1)
+
+
+class ResumeChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    mechanism: Literal["replay-and-lookup", "blind-retry", "fail-and-compensate", "escalate"]
+    detail: str = Field(min_length=1)
+
+
+class DesignOutline(BaseModel):
+    """The structured form of an outline: each field a plain string or a choice + detail."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    checkpoint: str | CheckpointChoice
+    idempotency: str | IdempotencyChoice
+    resumeProtocol: str | ResumeChoice  # noqa: N815 - the exercise's own name
+    failureMode: str = ""  # noqa: N815
+    tradeOff: str = ""  # noqa: N815
+
+
+_CHOICE_TYPES = (CheckpointChoice, IdempotencyChoice, ResumeChoice)
+
+
+def _plain(where: str, value: Any) -> tuple[str | dict[str, str] | None, str]:
+    """A value rebuilt from plain types: a str, a {mechanism, detail} dict, or a problem."""
+    if isinstance(value, str):
+        return str.__str__(value), ""
+    if type(value) in _CHOICE_TYPES:
+        return {"mechanism": str.__str__(value.mechanism), "detail": str.__str__(value.detail)}, ""
+    if isinstance(value, dict):
+        got = {str.__str__(k): v for k, v in dict.items(value) if isinstance(k, str)}
+        mech, detail = got.get("mechanism"), got.get("detail", "")
+        if isinstance(mech, str) and isinstance(detail, str):
+            return {"mechanism": str.__str__(mech), "detail": str.__str__(detail)}, ""
+        return None, (f"{where} must be a str or a mapping {{'mechanism': str, 'detail': str}}"
+                      f"; its mechanism is {type(mech).__name__}, its detail "
+                      f"{type(detail).__name__}")
+    kind = type(value).__name__
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return None, f"{where} is {article} {kind}, not a str or a mapping {{mechanism, detail}}"
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_-]", "", name).lower()
+
+
+def rebuild(outline: Any) -> tuple[dict[str, Any], list[str]]:
+    """The outline as plain data (field -> str or {mechanism, detail}) and the problems found."""
+    if type(outline) is DesignOutline:
+        raw = {name: getattr(outline, name) for name in type(outline).model_fields}
+    elif isinstance(outline, dict):
+        raw = dict(dict.items(outline))
+    else:
+        return {}, [f"designOutline() returned {type(outline).__name__!r}; return a dict with "
+                    f"{', '.join(FIELDS)} and failureMode (or tradeOff)"]
+    wanted = {_key(f): f for f in (*FIELDS, *FAILURE_FIELDS)}
+    out: dict[str, Any] = {}
+    problems = []
+    for k, v in raw.items():
+        if not isinstance(k, str) or _key(str.__str__(k)) not in wanted:
+            continue
+        name = wanted[_key(str.__str__(k))]
+        value, problem = _plain(name, v)
+        if name in FAILURE_FIELDS and isinstance(value, dict):
+            value, problem = None, f"{name} is a mapping; write it as a str"
+        if problem:
+            problems.append(problem)
+        elif value is not None:
+            out[name] = value
+    return out, problems
+
+
+def read_outline(outline: Any) -> tuple[dict[str, Reading], str, list[str]]:
+    """Read every field: (readings of the three fields, the failure-mode text, problems)."""
+    data, problems = rebuild(outline)
+    readings: dict[str, Reading] = {}
+    for name in FIELDS:
+        value = data.get(name)
+        if value is None:
+            if not any(p.startswith(name) for p in problems):
+                problems.append(f"{name} is missing")
+            continue
+        if isinstance(value, dict):
+            readings[name] = _read_structured(name, value, problems)
+        else:
+            readings[name] = read_field(name, value)
+    failure = " ".join(str(data[f]) for f in FAILURE_FIELDS if isinstance(data.get(f), str))
+    return readings, failure.strip(), problems
+
+
+def _read_structured(name: str, value: dict[str, str], notes: list[str]) -> Reading:
+    mech = re.sub(r"[\s_]+", "-", value["mechanism"].strip().lower())
+    known = [str(t.choice) for t in VOCABULARY[name]]
+    if mech not in known:
+        return Reading(name, value["mechanism"], problem=f"{name}: mechanism {mech!r} is not "
+                                                         f"one of {known}")
+    if not value["detail"].strip():
+        return Reading(name, value["detail"], problem=f"{name}: the detail is empty; say how "
+                                                      f"'{mech}' is done")
+    detail = read_field(name, value["detail"])
+    if detail.choice is not None and detail.choice != mech:
+        notes.append(f"[note] {name}: the detail reads as '{detail.label}', the mechanism says "
+                     f"{mech!r}; the mechanism is used")
+    return Reading(name, value["detail"], mech, f"mechanism {mech!r}")
+
+
+# -- contradictions -----------------------------------------------------------------------------
+
+_ON_INTENTS = (Resume.REPLAY_AND_LOOKUP, Resume.ESCALATE, Resume.FAIL_AND_COMPENSATE)
+
+
+def contradictions(d: Design) -> list[str]:
+    """Choices that cannot work together, whatever the sweep shows (each one line)."""
+    out = []
+    if d.checkpoint is Checkpoint.NONE:
+        out.append("[contradiction] replay without a journal: the resume protocol needs to know "
+                   "what already happened, but the checkpoint is 'none', so a resumed run "
+                   "starts from the top and asks the model again")
+    elif d.resume in _ON_INTENTS and d.checkpoint is not Checkpoint.INTENT_AND_RESULT:
+        out.append(f"[contradiction] the resume protocol acts on unresolved intents, but the "
+                   f"checkpoint ('{d.checkpoint.value}') never journals an intent before the "
+                   "call: after a crash in W3 nothing is unresolved, and the call simply runs "
+                   "again")
+    if d.resume is Resume.REPLAY_AND_LOOKUP and d.idempotency is Idempotency.NONE:
+        out.append("[contradiction] lookup-based resume without any key or client reference: "
+                   "there is nothing to look the charge up by")
+    if d.resume is Resume.REPLAY_AND_LOOKUP and d.idempotency is Idempotency.RANDOM_PER_ATTEMPT:
+        out.append("[contradiction] the lookup asks for the operation's key, but every attempt "
+                   "sent a fresh random key: the provider never saw the key it is asked about")
+    return out
+
+
+@lru_cache(maxsize=128)
+def design_matrix(d: Design) -> tuple[DesignCell, ...]:
+    """The sweep of one design (cached: every outline read as ``d`` reuses it)."""
+    return sweep_design(d)
+
+
+def as_sweep_cells(cells: tuple[DesignCell, ...], recovery: str = RECOVERIES[0]
+                   ) -> list[SweepCell]:
+    """One recovery's cells as :class:`minirt.faults.SweepCell` s (for :mod:`minirt.viz`)."""
+    return [SweepCell("design", c.point, c.occurrence, "simulate", c.verdict())
+            for c in cells if c.recovery == recovery]
+
+
+# -- the failure mode ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Claims:
+    """What a failureMode / tradeOff names."""
+
+    named: frozenset[str]  # outcome categories and limits named, as facts or possibilities
+    asserted: frozenset[str]  # named as facts (no would/could/if in their clause)
+    denied: frozenset[str]  # named under a negation ("prevents", "no duplicate")
+    windows: frozenset[str]  # W1..W5 named or described
+
+    @property
+    def concrete(self) -> bool:
+        return bool(self.named or self.denied or self.windows)
+
+
+def read_claims(text: str) -> Claims:
+    t = normalise(text)
+    named, asserted, denied, windows = set(), set(), set(), set()
+    for cat, patterns in CLAIMS.items():
+        for m in (m for p in patterns for m in re.finditer(p, t)):
+            clause = _CLAUSE.split(t[:m.start()])[-1]
+            after = _CLAUSE.split(t[m.end():])[0]
+            if _negated(t, m.start(), window=4) or _DENIED_AFTER.search(after):
+                denied.add(cat)
+                continue
+            named.add(cat)
+            if not _HYPOTHETICAL.search(clause):
+                asserted.add(cat)
+    raw = text[:MAX_CHARS].lower()
+    for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
+                           raw):
+        windows.update(f"W{i}" for i in range(int(a), int(b) + 1))
+    windows.update(f"W{n}" for n in re.findall(r"\bw([1-5])\b", raw))
+    for w, patterns in WINDOW_PHRASES.items():
+        if _first(t, patterns, guarded=False):
+            windows.add(w)
+    return Claims(frozenset(named), frozenset(asserted), frozenset(denied - named),
+                  frozenset(windows))
+
+
+_CATEGORY = {"duplicate effect": "duplicate", "lost effect": "lost", "stuck": "stuck",
+             "wrong result": "wrong", "escalated": "stuck"}
+
+
+def judge_failure_mode(claims: Claims, cells: tuple[DesignCell, ...]) -> str:
+    """'' if the failure mode agrees with the sweep of the learner's own design, else why not."""
+    failed = [c for c in cells if not c.ok]
+    seen = {_CATEGORY[c.outcome] for c in failed}
+    escalated = any(c.outcome == "escalated" for c in cells)
+    if failed:
+        where = ", ".join(f"{c.window} ({c.outcome}, recovered {c.recovery})" for c in failed[:3])
+        if claims.denied & seen:
+            return (f"[failure-mode] you say your design prevents "
+                    f"{', '.join(sorted(claims.denied & seen))}; the sweep shows it in {where}")
+        if not (claims.named & seen):
+            return (f"[failure-mode] your design breaks in {where}, but your failureMode/"
+                    f"tradeOff does not name what happens there")
+        bad_windows = {c.window.split()[0] for c in failed}
+        if claims.windows and not claims.windows & bad_windows:
+            return (f"[failure-mode] you name {', '.join(sorted(claims.windows))}; your design "
+                    f"breaks in {', '.join(sorted(bad_windows))}")
+        return ""
+    impossible = {"duplicate", "lost", "wrong"} | (set() if escalated else {"stuck"})
+    false = claims.asserted & impossible
+    if false:
+        return (f"[failure-mode] you state {', '.join(sorted(false))} as a failure of your "
+                f"design, but the sweep shows none in any window")
+    if "cost" in claims.named or (escalated and claims.named & {"limit", "stuck"}):
+        return ""
+    limit = ("or where it still needs a human (the sweep escalated some late recoveries)"
+             if escalated else "")
+    return (f"[failure-mode] your design survives every crash in the sweep; name what it costs "
+            f"{limit}".strip())
+
+
+# -- the grade ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DesignGrade:
+    """The grade of one outline. ``properties``: level1, no_duplicate, no_lost_or_stuck,
+    failure_consistent (each worth a quarter of ``score``)."""
+
+    passed: bool
+    score: float  # Invariant: the mean of the four properties, in [0, 1]
+    feedback: list[str]
+    readings: dict[str, Reading]
+    design: Design | None  # None when a field could not be read (nothing was run)
+    cells: tuple[DesignCell, ...] = ()  # the sweep matrix of ``design``
+    contradictions: list[str] = field(default_factory=list)
+    properties: dict[str, bool] = field(default_factory=dict)
+
+    def why(self, prop: str) -> str:
+        """The first feedback line that explains why ``prop`` is not met (without its tag)."""
+        if self.properties.get(prop, True):
+            return ""
+        if prop != "level1" and self.design is None:
+            return "not run: some field names no mechanism of the vocabulary (see level 1)"
+        wanted = {"level1": ("[level-1]",), "no_duplicate": ("duplicate effect",),
+                  "no_lost_or_stuck": ("lost effect", "stuck -", "wrong result"),
+                  "failure_consistent": ("[failure-mode]", "[level-1]")}[prop]
+        line = next((f for f in self.feedback if any(w in f for w in wanted)), "not met")
+        return re.sub(r"^\[[\w-]+\] ", "", line)
+
+    def cell(self, window: str, recovery: str = RECOVERIES[0]) -> DesignCell:
+        """The cell of ``"W3 charge"`` (or ``"W3 booking"``) for one recovery."""
+        return next(c for c in self.cells if c.window == window and c.recovery == recovery)
+
+    def windows(self, outcome: str, recovery: str = RECOVERIES[0], call: str = "charge"
+                ) -> set[str]:
+        """The windows (``{"W3", "W4"}``) of ``call`` whose outcome is ``outcome``."""
+        return {c.window.split()[0] for c in self.cells
+                if c.recovery == recovery and c.window.endswith(call) and c.outcome == outcome}
+
+    def sweep_cells(self, recovery: str = RECOVERIES[0]) -> list[SweepCell]:
+        """The matrix as :class:`minirt.faults.SweepCell` s, for :mod:`minirt.viz` pictures."""
+        return as_sweep_cells(self.cells, recovery)
+
+    def matrix(self) -> list[list[str]]:
+        """Rows ``[window, outcome at once, outcome after 25 h]``."""
+        rows: dict[str, list[str]] = {}
+        for c in self.cells:
+            rows.setdefault(c.window, [c.window]).append(c.outcome)
+        return list(rows.values())
+
+    def __str__(self) -> str:
+        head = (f"{'PASSED' if self.passed else 'NOT PASSED'}  score {self.score:.2f}  "
+                + "  ".join(f"{k} {'yes' if v else 'no'}" for k, v in self.properties.items()))
+        design = [f"  {r.field}: {r.choice or '?'}" + (f"  (from '{r.evidence}')"
+                                                       if r.choice else "")
+                  for r in self.readings.values()]
+        table = [f"  {'window':12} {RECOVERIES[0]:18} {RECOVERIES[1]}"] + [
+            f"  {row[0]:12} {row[1]:18} {row[2]}" for row in self.matrix()]
+        return "\n".join([head, *design, *(table if self.cells else []), *self.feedback])
+
+    def _repr_markdown_(self) -> str:
+        rows = "\n".join(f"| {' | '.join(r)} |" for r in self.matrix())
+        table = (f"\n\n| window | {' | '.join(RECOVERIES)} |\n|---|---|---|\n{rows}"
+                 if self.cells else "")
+        design = "\n".join(f"- **{r.field}**: `{r.choice or '?'}`"
+                           + (f" (from *{r.evidence}*)" if r.choice else "")
+                           for r in self.readings.values())
+        notes = "\n".join(f"- {line}" for line in self.feedback)
+        return (f"**{'passed' if self.passed else 'not passed'}**, score {self.score:.2f}: "
+                + ", ".join(f"{k} {'✓' if v else '✗'}" for k, v in self.properties.items())
+                + f"\n\n{design}{table}\n\n{notes}")
+
+    __repr__ = __str__
+
+
+def _ledger(c: DesignCell) -> str:
+    return "payments ledger: " + ("; ".join(c.charges) or "empty") + " | booking ledger: " + (
+        "; ".join(c.bookings) or "empty")
+
+
+def grade_design_outline(outline: Any) -> DesignGrade:
+    """Grade one ``designOutline()`` result: read it, run it, judge it (module docstring).
+
+    ``outline`` is a dict (or :class:`DesignOutline`) with ``checkpoint``, ``idempotency``,
+    ``resumeProtocol`` and ``failureMode`` or ``tradeOff``; values are strings or
+    ``{"mechanism": <vocabulary choice>, "detail": str}``. Never raises for a bad outline: every
+    problem is a line of ``feedback``. Deterministic; idempotent (grading twice gives the same
+    grade, and runs the sweep once).
+    """
+    readings, failure, problems = read_outline(outline)
+    feedback = [p if p.startswith("[") else f"[level-1] {p}" for p in problems]
+    feedback += [f"[level-1] {r.problem}" for r in readings.values() if r.problem]
+    claims = read_claims(failure)
+    if not failure:
+        feedback.append("[level-1] failureMode (or tradeOff) is missing or empty: name the "
+                        "crash window and outcome where your design breaks, or what it costs")
+    elif not claims.concrete:
+        feedback.append("[level-1] failureMode/tradeOff names no failure and no cost: a "
+                        "concrete answer names a crash window (W1..W5), an outcome (duplicate "
+                        "charge, lost effect, stuck run) or a cost (an extra journal write, a "
+                        "lookup round trip)")
+    level1 = not any(line.startswith("[level-1]") for line in feedback)
+    runnable = len(readings) == 3 and all(r.choice for r in readings.values())
+    props = {"level1": level1, "no_duplicate": False, "no_lost_or_stuck": False,
+             "failure_consistent": False}
+    if not runnable:
+        feedback.append("[level-2] not run: the design cannot be built until every field names "
+                        "a mechanism of the vocabulary")
+        return DesignGrade(False, sum(props.values()) / 4, feedback, readings, None,
+                           properties=props)
+    d = Design(Checkpoint(readings["checkpoint"].choice),
+               Idempotency(readings["idempotency"].choice),
+               Resume(readings["resumeProtocol"].choice))
+    cells = design_matrix(d)
+    clash = contradictions(d)
+    feedback += [f"[interpreted] {r.field} = {r.label} (from '{r.evidence}')"
+                 for r in readings.values()] + clash
+    bad = [c for c in cells if not c.ok]
+    props["no_duplicate"] = not any(c.outcome == "duplicate effect" for c in cells)
+    props["no_lost_or_stuck"] = not any(c.outcome in ("lost effect", "stuck", "wrong result")
+                                        for c in cells)
+    for c in bad[:4]:
+        late = (", past the provider's 24 h key retention" if c.recovery == RECOVERIES[1]
+                else "")
+        feedback.append(f"[sweep] crash in {c.window}, recovered {c.recovery}{late}: "
+                        f"{c.outcome} - {c.detail}. {_ledger(c)}")
+    if len(bad) > 4:
+        feedback.append(f"[sweep] ... and {len(bad) - 4} more cell(s) that are not clean")
+    if not bad:
+        escalated = [c.window for c in cells if c.outcome == "escalated"]
+        feedback.append("[sweep] clean in every window recovered at once" + (
+            f"; recovered after 25 h (past the provider's key retention) the run escalated in "
+            f"{', '.join(escalated)} with at most one charge" if escalated else
+            " and after 25 h"))
+    why = judge_failure_mode(claims, cells) if failure else "[failure-mode] missing"
+    props["failure_consistent"] = level1 and not why
+    if why and failure:
+        feedback.append(why)
+    passed = all(props.values()) and not clash
+    return DesignGrade(passed, sum(props.values()) / 4, feedback, readings, d, cells, clash,
+                       props)
+
+
+# -- the drill's hidden tests -------------------------------------------------------------------
+
+def _call(design_outline: Any) -> tuple[Any, str]:
+    try:
+        return design_outline(), ""
+    except Exception as exc:  # learner code
+        return None, f"designOutline() raised {type(exc).__name__}: {str(exc)[:160]}"
+
+
+def _check(design_outline: Any, prop: str, name: str) -> list[str]:
+    out, err = _call(design_outline)
+    if err:
+        return [f"[{name}] {err}"]
+    grade = grade_design_outline(out)
+    again = grade_design_outline(_call(design_outline)[0])
+    if again.design != grade.design:
+        return [f"[{name}] designOutline() reads as a different design on each call"]
+    return [f"[{name}] {grade.why(prop)}"] if not grade.properties[prop] else []
+
+
+def check_level1(design_outline: Any) -> list[str]:
+    """Every field present, non-empty and naming a vocabulary mechanism; a failure mode named."""
+    return _check(design_outline, "level1", "level-1")
+
+
+def check_no_duplicate(design_outline: Any) -> list[str]:
+    """The design, run under the sweep, never leaves two charges or two bookings."""
+    return _check(design_outline, "no_duplicate", "no-duplicate")
+
+
+def check_no_lost_or_stuck(design_outline: Any) -> list[str]:
+    """The design never loses the order, never leaves a run stuck that a lookup could settle,
+    and never leaves a failed run with a charge standing."""
+    return _check(design_outline, "no_lost_or_stuck", "no-lost-or-stuck")
+
+
+def check_failure_mode(design_outline: Any) -> list[str]:
+    """The failureMode/tradeOff agrees with what the sweep of the learner's own design shows."""
+    return _check(design_outline, "failure_consistent", "failure-mode")
+
+
+#: The flawed design of the drill's "predict, then run" exercise.
+PREDICT_OUTLINE = {
+    "checkpoint": "a snapshot of the whole run state every 2 steps",
+    "idempotency": "an idempotency key derived from run id + step + payload digest",
+    "resumeProtocol": "restore the last snapshot, replay it, and look any unfinished charge up "
+                      "by its key at the provider before resending it",
+    "failureMode": "a crash between two snapshots redoes the work done since the last one",
+}
+
+
+def duplicate_windows(outline: Any = None) -> set[str]:
+    """The windows of the charge where ``outline`` (default: :data:`PREDICT_OUTLINE`),
+    recovered at once, leaves two charges (run here)."""
+    return grade_design_outline(outline or PREDICT_OUTLINE).windows("duplicate effect")
+
+
+def check_prediction(predicted: Any) -> list[str]:
+    """The learner's set of windows (e.g. ``{"W1"}``) equals what the sweep shows."""
+    if isinstance(predicted, str) or not hasattr(predicted, "__iter__"):
+        return ["[predict] the prediction must be a set of window names such as {'W1'}"]
+    try:
+        items = list(predicted)
+    except Exception:  # a learner object that cannot be iterated
+        return ["[predict] the prediction must be a set of window names such as {'W1'}"]
+    if not all(isinstance(w, str) for w in items):
+        return ["[predict] the prediction must be a set of window names such as {'W1'}"]
+    got = {str.__str__(w).strip().upper() for w in items}
+    unknown = sorted(got - {f"W{i}" for i in range(1, 6)})
+    if unknown:
+        return [f"[predict] {unknown} are not windows (W1..W5)"]
+    actual = duplicate_windows()
+    if got != actual:
+        return [f"[predict] you predicted {sorted(got)}; the sweep disagrees in "
+                f"{len(got ^ actual)} window(s)"]
+    return []
+
+
+def matrix_table(columns: dict[str, tuple[DesignCell, ...]], recovery: str = RECOVERIES[0]
+                 ) -> Any:
+    """Several designs' sweeps side by side (one row per window) for one recovery, with
+    ``escalated`` kept apart from ``stuck``."""
+    from ..viz.idempotency import Table  # course tooling; imported only when shown
+
+    rows: dict[str, list[str]] = {}
+    for cells in columns.values():
+        for c in cells:
+            if c.recovery == recovery:
+                rows.setdefault(c.window, [c.window]).append(c.outcome)
+    return Table([f"window ({recovery})", *columns], list(rows.values()))
+
+
+def vocabulary_table() -> Any:
+    """The vocabulary as a table (field, choice, label, example phrases) for lessons."""
+    from ..viz.idempotency import Table  # course tooling; imported only when shown
+
+    rows = []
+    for name, terms in VOCABULARY.items():
+        for t in terms:
+            rows.append([name, f"`{t.choice}`", t.label])
+    return Table(["field", "choice (mechanism)", "what it means"], rows)

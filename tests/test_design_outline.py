@@ -1,0 +1,337 @@
+"""Module 05b: designOutline() is graded by running the design.
+
+The corpus (tests/design_corpus.py) fixes the verdict of 30+ outlines written as learners write
+them; the rest checks the runtime variants each choice builds, the trust rules of the grader, and
+the drill's helpers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from design_corpus import CORPUS, RIGHT, good
+
+from minirt.faults import FaultPlan, Faults, Outcome, SimulatedCrash
+from minirt.grading import DesignGrade, grade_design_outline
+from minirt.grading import design as g
+from minirt.scenarios import design_payment as dp
+from minirt.world.ledger import Ledger
+
+CP, ID, RS = dp.Checkpoint, dp.Idempotency, dp.Resume
+RIGHT_DESIGN = dp.Design(CP.INTENT_AND_RESULT, ID.DERIVED_KEY, RS.REPLAY_AND_LOOKUP)
+
+
+def chosen(grade: DesignGrade) -> tuple[str, str, str] | None:
+    d = grade.design
+    return None if d is None else (d.checkpoint.value, d.idempotency.value, d.resume.value)
+
+
+# -- the corpus ---------------------------------------------------------------------------------
+
+def test_the_corpus_has_30_outlines_good_and_bad() -> None:
+    verdicts = [e.get("passed") for _, _, e in CORPUS]
+    assert len(CORPUS) >= 30 and verdicts.count(True) >= 8 and verdicts.count(False) >= 15
+    assert len({name for name, _, _ in CORPUS}) == len(CORPUS)
+
+
+@pytest.mark.parametrize("name,outline,expected", CORPUS, ids=[c[0] for c in CORPUS])
+def test_the_grader_agrees_with_the_corpus(name: str, outline, expected: dict) -> None:
+    grade = grade_design_outline(outline)
+    got = {**grade.properties, "passed": grade.passed, "design": chosen(grade),
+           "contradiction": bool(grade.contradictions)}
+    wrong = {k: (v, got[k]) for k, v in expected.items() if got[k] != v}
+    assert not wrong, f"{name}: (expected, got) {wrong}\n" + "\n".join(grade.feedback)
+
+
+def test_the_corpus_runs_the_sweep_once_per_distinct_design() -> None:
+    g.design_matrix.cache_clear()
+    designs = {grade_design_outline(o).design for _, o, _ in CORPUS} - {None}
+    assert g.design_matrix.cache_info().misses == len(designs) >= 10
+
+
+def test_one_outline_grades_in_under_10_s_without_the_cache() -> None:
+    g.design_matrix.cache_clear()
+    started = time.perf_counter()
+    grade_design_outline(good())
+    assert time.perf_counter() - started < 10.0
+
+
+# -- the grade ----------------------------------------------------------------------------------
+
+def test_grading_twice_gives_the_same_grade() -> None:
+    first, second = grade_design_outline(good()), grade_design_outline(good())
+    assert (first.passed, first.score, first.feedback) == (second.passed, second.score,
+                                                          second.feedback)
+
+
+def test_score_is_the_mean_of_four_properties_in_0_1() -> None:
+    for _, outline, _ in CORPUS[:12]:
+        grade = grade_design_outline(outline)
+        assert grade.score == sum(grade.properties.values()) / 4 and 0 <= grade.score <= 1
+
+
+def test_the_right_design_is_clean_at_once_and_escalates_past_retention() -> None:
+    grade = grade_design_outline(good())
+    assert grade.passed and grade.score == 1.0
+    assert {c.outcome for c in grade.cells if c.recovery == "at once"} == {"clean"}
+    assert grade.windows("escalated", recovery="after 25 h") == {"W2", "W3", "W4"}
+    assert len([c for c in grade.cell("W3 charge", "after 25 h").charges if " charge " in c]) == 1
+
+
+def test_feedback_names_the_window_and_shows_the_ledger() -> None:
+    grade = grade_design_outline(good(idempotency="a fresh random UUID for every attempt"))
+    line = next(f for f in grade.feedback if f.startswith("[sweep] crash in W3 charge"))
+    assert "duplicate effect" in line and "payments ledger: ch_000001 charge 42.00 EUR" in line
+    assert "ch_000002 charge 42.00 EUR key rk_" in line
+
+
+def test_vague_answers_are_told_what_a_concrete_one_names() -> None:
+    grade = grade_design_outline({"checkpoint": "save the state", "idempotency": GOODS["key"],
+                                  "resumeProtocol": "retry on failure", "failureMode": "x"})
+    text = "\n".join(grade.feedback)
+    assert "'save the state' says what, not how" in text and "'retry on failure'" in text
+    assert "'intent journaled before dispatch, result after'" in text
+    assert "'blind retry of unfinished steps'" in text and grade.design is None
+
+
+GOODS = {"key": good()["idempotency"]}
+
+
+def test_negations_are_read() -> None:
+    assert g.read_field("idempotency", "No idempotency key at all.").choice == "none"
+    assert g.read_field("checkpoint", "Without a journal; we keep it in RAM.").choice == "none"
+    assert g.read_field("resumeProtocol", "Do not look it up, resend every unfinished call."
+                        ).choice == "blind-retry"
+    assert g.read_field("idempotency", "Instead of a random key per attempt, a key derived from "
+                        "run + step + payload digest").choice == "derived-key"
+
+
+def test_contradictions_are_reported_as_such() -> None:
+    clash = g.contradictions(dp.Design(CP.NONE, ID.DERIVED_KEY, RS.REPLAY_AND_LOOKUP))
+    assert clash and "replay without a journal" in clash[0]
+    clash = g.contradictions(dp.Design(CP.INTENT_AND_RESULT, ID.NONE, RS.REPLAY_AND_LOOKUP))
+    assert clash and "lookup-based resume without any key or client reference" in clash[0]
+    assert g.contradictions(RIGHT_DESIGN) == []
+
+
+def test_a_contradictory_design_never_passes_even_when_its_sweep_is_clean(monkeypatch) -> None:
+    design = dp.Design(CP.RESULT_ONLY, ID.DERIVED_KEY, RS.REPLAY_AND_LOOKUP)
+    clean = tuple(dp.DesignCell(c.point, c.occurrence, c.recovery, "clean", "", (), ())
+                  for c in g.design_matrix(RIGHT_DESIGN))
+    monkeypatch.setattr(g, "design_matrix", lambda d: clean if d == design else None)
+    grade = grade_design_outline(good(checkpoint="result saved only after the call returns",
+                                      failureMode="two writes: extra latency"))
+    assert grade.design == design and all(grade.properties.values()) and not grade.passed
+
+
+# -- trust: nothing the learner returns is trusted ------------------------------------------------
+
+class EvilStr(str):
+    def __eq__(self, other):  # pragma: no cover - must never be called
+        return True
+
+    __hash__ = str.__hash__
+
+    def lower(self):  # pragma: no cover - must never be called
+        return "intent derived key look up"
+
+    def __str__(self):  # pragma: no cover - must never be called
+        return "intent"
+
+
+def test_str_subclasses_are_rebuilt_as_plain_str() -> None:
+    vague = {k: EvilStr("save the state") for k in ("checkpoint", "idempotency",
+                                                    "resumeProtocol", "failureMode")}
+    grade = grade_design_outline(vague)
+    assert grade.design is None and not grade.properties["level1"]
+    assert all(type(r.text) is str for r in grade.readings.values())
+
+
+def test_a_dict_subclass_is_read_through_dict_itself() -> None:
+    class EvilDict(dict):
+        def items(self):  # pragma: no cover - must never be called
+            return good().items()
+
+    assert grade_design_outline(EvilDict(checkpoint="save the state")).design is None
+
+
+@pytest.mark.parametrize("outline,words", [
+    ("journal it", "returned 'str'"), (["a", "b"], "returned 'list'"), (None, "'NoneType'")])
+def test_an_outline_that_is_not_a_mapping_is_refused_naming_its_type(outline, words) -> None:
+    grade = grade_design_outline(outline)
+    assert not grade.passed and words in grade.feedback[0]
+
+
+def test_a_value_of_another_type_is_refused_naming_the_field_and_type() -> None:
+    grade = grade_design_outline(good(checkpoint=3.5, idempotency={"mechanism": 1}))
+    text = "\n".join(grade.feedback)
+    assert "checkpoint is a float, not a str" in text
+    assert "idempotency must be a str or a mapping" in text and grade.design is None
+
+
+def test_the_structured_model_is_accepted_and_a_subclass_is_not() -> None:
+    outline = g.DesignOutline(
+        checkpoint=g.CheckpointChoice(mechanism="intent-and-result", detail="intent row first"),
+        idempotency=g.IdempotencyChoice(mechanism="derived-key", detail="sha256 of run, step, "
+                                        "payload"),
+        resumeProtocol=g.ResumeChoice(mechanism="replay-and-lookup", detail="ask by key"),
+        tradeOff="two fsyncs per call")
+    assert chosen(grade_design_outline(outline)) == RIGHT
+
+    class Sneaky(g.DesignOutline):
+        pass
+
+    sneaky = Sneaky(**{k: getattr(outline, k) for k in type(outline).model_fields})
+    assert grade_design_outline(sneaky).design is None
+
+
+def test_the_grader_never_calls_what_the_outline_holds() -> None:
+    called = []
+    grade = grade_design_outline(good(checkpoint=lambda: called.append(1)))
+    assert called == [] and "checkpoint is a function" in grade.feedback[0]
+
+
+# -- the runtime variants -------------------------------------------------------------------------
+
+def crash(design: dp.Design, point: str, workdir: Path, occurrence: int = 1):
+    sc = dp.DesignScenario(design=design)
+    sc.setup(workdir)
+    rt = sc.make_runtime(workdir, faults=FaultPlan(crash_at=point, occurrence=occurrence),
+                         clock_offset=0.0, worker_id="w-crash")
+    run_id = sc.start(rt)
+    with pytest.raises(SimulatedCrash):
+        rt.run(run_id)
+    kinds = [e.kind for e in rt.store.read(run_id)]
+    rt.close()
+    return sc, run_id, kinds
+
+
+def test_result_only_leaves_no_intent_after_a_crash_in_w3(tmp_path: Path) -> None:
+    design = dp.Design(CP.RESULT_ONLY, ID.DERIVED_KEY, RS.REPLAY_AND_LOOKUP)
+    _, _, kinds = crash(design, "after_provider_commit", tmp_path)
+    assert "decision" in kinds and "intent" not in kinds
+
+
+def test_result_only_writes_intent_and_result_in_one_append(tmp_path: Path) -> None:
+    design = dp.Design(CP.RESULT_ONLY, ID.DERIVED_KEY, RS.REPLAY_AND_LOOKUP)
+    _, _, kinds = crash(design, "after_result", tmp_path)
+    assert kinds[-2:] == ["intent", "tool_result"]
+
+
+def test_intent_and_result_journals_the_intent_before_the_call(tmp_path: Path) -> None:
+    _, _, kinds = crash(RIGHT_DESIGN, "after_intent", tmp_path)
+    assert kinds[-1] == "intent"
+
+
+def test_a_snapshot_loses_the_decision_so_the_model_answers_again(tmp_path: Path) -> None:
+    design = dp.Design(CP.SNAPSHOT, ID.DERIVED_KEY, RS.REPLAY_AND_LOOKUP)
+    sc, run_id, kinds = crash(design, "after_result", tmp_path)
+    assert "decision" not in kinds
+    rt = sc.make_runtime(tmp_path, faults=Faults(), clock_offset=3600.0, worker_id="w-2")
+    rt.resume(run_id)
+    rt.close()
+    charges = Ledger(tmp_path / "payments.sqlite").effects("charge")
+    assert (tmp_path / "model-asks.txt").read_text() == "2"
+    assert [c["params"]["amount_cents"] for c in charges] == [4200, 4250]
+    assert charges[0]["effect_key"] != charges[1]["effect_key"]
+
+
+def test_no_checkpoint_journals_nothing(tmp_path: Path) -> None:
+    design = dp.Design(CP.NONE, ID.DERIVED_KEY, RS.BLIND_RETRY)
+    _, _, kinds = crash(design, "after_result", tmp_path)
+    assert set(kinds) <= {"run_started", "transition"}
+
+
+def test_a_client_reference_is_searchable_but_not_deduplicated(tmp_path: Path) -> None:
+    pay = dp.ReferencePayments(tmp_path / "p.sqlite")
+    first = pay.charge_with_reference("ref-1", 4200, "eur", "cus_ada")
+    pay.charge_with_reference("ref-1", 4200, "eur", "cus_ada")
+    assert len(pay.effects("charge")) == 2
+    assert pay.find_by_reference("ref-1")["charge_id"] == first["charge_id"]
+    assert pay.find_by_reference("ref-2") is None
+    pay.close()
+
+
+def test_fail_and_compensate_refunds_a_charge_with_a_receipt(tmp_path: Path) -> None:
+    cell = dp.run_cell(dp.Design(CP.INTENT_AND_RESULT, ID.DERIVED_KEY, RS.FAIL_AND_COMPENSATE),
+                       "after_intent", 2)
+    assert cell.outcome == "lost effect" and "refunded" in cell.charges[0]
+    assert any(" refund " in c for c in cell.charges)
+
+
+def test_fail_and_compensate_cannot_refund_a_charge_without_a_receipt() -> None:
+    cell = dp.run_cell(dp.Design(CP.INTENT_AND_RESULT, ID.DERIVED_KEY, RS.FAIL_AND_COMPENSATE),
+                       "after_provider_commit", 1)
+    assert cell.outcome == "wrong result" and "stands" in cell.detail
+
+
+def test_a_cell_is_deterministic() -> None:
+    design = dp.Design(CP.INTENT_AND_RESULT, ID.RANDOM_PER_ATTEMPT, RS.REPLAY_AND_LOOKUP)
+    a, b = (dp.run_cell(design, "before_result", 1) for _ in range(2))
+    assert (a.outcome, a.detail[:30]) == (b.outcome, b.detail[:30]) == (
+        "duplicate effect", "2 charges for one payment (key")
+
+
+def test_an_unknown_cell_is_refused_by_name_before_anything_runs() -> None:
+    with pytest.raises(dp.UnknownCrashCell, match="recovery 'tomorrow'"):
+        dp.run_cell(RIGHT_DESIGN, "after_provider_commit", 1, "tomorrow")
+    with pytest.raises(dp.UnknownCrashCell):
+        dp.run_cell(RIGHT_DESIGN, "after_claim", 1)
+
+
+def test_escalated_is_accepted_only_past_retention() -> None:
+    escalate = dp.Design(CP.INTENT_AND_RESULT, ID.DERIVED_KEY, RS.ESCALATE)
+    now = dp.run_cell(escalate, "after_provider_commit", 1)
+    late = dp.run_cell(escalate, "after_provider_commit", 1, "after 25 h")
+    assert (now.outcome, now.ok) == ("stuck", False) and (late.outcome, late.ok) == (
+        "escalated", True)
+    assert late.verdict().outcome is Outcome.STUCK and len(late.charges) == 1
+
+
+# -- the drill's helpers --------------------------------------------------------------------------
+
+def blank():
+    raise NotImplementedError()
+
+
+@pytest.mark.parametrize("check", [g.check_level1, g.check_no_duplicate,
+                                   g.check_no_lost_or_stuck, g.check_failure_mode])
+def test_a_blank_answer_fails_every_check_with_a_message(check) -> None:
+    failures = check(blank)
+    assert failures and "raised NotImplementedError" in failures[0]
+
+
+@pytest.mark.parametrize("check", [g.check_level1, g.check_no_duplicate,
+                                   g.check_no_lost_or_stuck, g.check_failure_mode])
+def test_the_reference_answer_passes_every_check(check) -> None:
+    assert check(good) == []
+
+
+def test_an_outline_that_changes_between_calls_fails() -> None:
+    answers = iter([good(), good(resumeProtocol="retry every unfinished call")])
+    assert "different design" in g.check_no_duplicate(lambda: next(answers))[0]
+
+
+def test_the_prediction_is_checked_against_the_sweep() -> None:
+    assert g.duplicate_windows() == {"W3", "W4", "W5"}
+    assert g.check_prediction({"w3", "W4", "W5"}) == []
+    assert "disagrees in 1 window" in g.check_prediction({"W3", "W4"})[0]
+    assert "not windows" in g.check_prediction({"W3", "W9"})[0]
+    assert g.check_prediction("W3") and g.check_prediction(None) and g.check_prediction({3})
+
+
+def test_the_vocabulary_table_lists_every_choice() -> None:
+    table = g.vocabulary_table()
+    assert len(table.rows) == sum(len(t) for t in g.VOCABULARY.values()) == 13
+    assert json.dumps(table.rows)  # plain data
+
+
+def test_sweep_cells_feed_the_module_04_pictures() -> None:
+    from minirt.viz.idempotency import crash_windows, sweep_table
+
+    grade = grade_design_outline(good(idempotency="a fresh random UUID for every attempt"))
+    assert "duplicate effect" in str(sweep_table({"design": grade.sweep_cells()}))
+    assert "W3" in crash_windows(grade.sweep_cells()).source
