@@ -563,7 +563,9 @@ class Runtime:
         done: list[RunOutcome] = []
         names = list(workflows) if workflows is not None else list(self.workflows)
         while max_runs is None or len(done) < max_runs:
-            rec = self.store.claim_next(self.worker_id, self.clock.now(), self.lease_for, names)
+            now = self.clock.now()
+            rec = self.store.claim_next(self.worker_id, now, self.lease_for, names,
+                                        events=[self._transition_event("claim", now)])
             if rec is None:
                 break
             done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,

@@ -166,12 +166,25 @@ def test_trace_path_lists_the_run_transitions(tmp_path):
     assert states == [RunState.PENDING, RunState.RUNNING, RunState.RUNNING, RunState.SUCCEEDED]
 
 
-def test_trace_infers_a_claim_the_worker_loop_did_not_journal(tmp_path):
+def test_trace_needs_no_inference_for_a_worker_loop_claim(tmp_path):
     events = _crashed(tmp_path, "after_intent", 2)
     rt = SCENARIO.make_runtime(tmp_path, faults=FaultPlan(), clock_offset=3600.0,
                                worker_id="loop")
-    rt.work()  # claim_next journals no claim event
+    rt.work()  # claim_next journals its claim in the claiming transaction
     events = rt.store.read(SCENARIO.run_id)
+    rt.close()
+    trace = JournalTrace(events)
+    assert not trace.inferred and trace.at(len(trace) - 1).state is RunState.SUCCEEDED
+
+
+def test_trace_infers_a_claim_missing_from_an_older_journal(tmp_path):
+    events = _crashed(tmp_path, "after_intent", 2)
+    rt = SCENARIO.make_runtime(tmp_path, faults=FaultPlan(), clock_offset=3600.0,
+                               worker_id="loop")
+    rt.work()
+    events = [e for e in rt.store.read(SCENARIO.run_id)
+              if not (e.kind == "transition" and e.incarnation == 2
+                      and '"claim"' in e.payload_json)]
     rt.close()
     trace = JournalTrace(events)
     assert trace.inferred and trace.at(len(trace) - 1).state is RunState.SUCCEEDED

@@ -190,7 +190,7 @@ def test_submit_runs_and_show_print_the_run_and_its_verified_journal(pg_url):
     show = minirt("show", "--store", pg_url, "r1")
     assert show.returncode == 0 and "hash chain verified" in show.stdout
     kinds = [line.split()[1] for line in show.stdout.splitlines() if line[:1].isdigit() and "event(s)" not in line]
-    assert kinds == ["run_started", "step", "step", "transition"]
+    assert kinds == ["run_started", "transition", "step", "step", "transition"]  # claim, ..., complete
 
 
 def test_a_worker_with_max_runs_stops_after_that_many(store, pg_url):

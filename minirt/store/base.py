@@ -151,7 +151,8 @@ class Store(Protocol):
                    ) -> Run: ...
 
     def claim_next(self, worker_id: str, at: float, lease_for: float,
-                   workflows: Sequence[str] | None = None) -> RunRecord | None: ...
+                   workflows: Sequence[str] | None = None,
+                   events: Sequence[NewEvent] = ()) -> RunRecord | None: ...
 
     def append(self, run_id: str, incarnation: int, events: Sequence[NewEvent], *,
                lease_until: float | None = None, kv: dict[str, str | None] | None = None

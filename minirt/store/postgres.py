@@ -321,13 +321,15 @@ class PostgresStore:
         return new
 
     def claim_next(self, worker_id: str, at: float, lease_for: float,
-                   workflows: Sequence[str] | None = None) -> RunRecord | None:
+                   workflows: Sequence[str] | None = None,
+                   events: Sequence[NewEvent] = ()) -> RunRecord | None:
         """Claim the oldest runnable run (pending, or leased with an expired lease), or None.
+        ``events`` (the claim's journal record) are appended in the same transaction.
 
         ``FOR UPDATE SKIP LOCKED``: a run another worker is claiming or writing right now is
         skipped, not waited for.
         """
-        sql = (f"SELECT {_RUN_COLS} FROM runs WHERE (state=%s OR (state IN (%s,%s,%s)"
+        sql = (f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs WHERE (state=%s OR (state IN (%s,%s,%s)"
                " AND lease_expires_at < %s))")
         args: list[Any] = [RunState.PENDING.value, RunState.RUNNING.value,
                            RunState.UNCERTAIN.value, RunState.CANCELLING.value, at]
@@ -339,11 +341,13 @@ class PostgresStore:
             row = db.execute(sql, args).fetchone()
             if row is None:
                 return None
-            rec = _record(row)
+            rec = _record(row[:-2])
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
             self._claimed_txn(db, new, at)
+            if events:
+                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: Any, new: Run, expected_revision: int, at: float) -> None:

@@ -15,8 +15,9 @@
 Guarantees: every picture is computed from the rows alone, so it shows what is on disk; the DOT
 text is deterministic (tests assert on it). Not guaranteed: a pretty layout (graphviz's job); the
 state shown is the journal's account (the ``runs`` row is the authority if they ever disagree).
-Claims made by the worker loop (:meth:`minirt.runtime.Runtime.work`) journal no ``transition``
-event, so the trace infers them from the first row of a new incarnation.
+Every claim is journaled as a ``transition`` event; for a journal written without one (an older
+minirt, or a store used directly), the trace infers the claim from the first row of a new
+incarnation.
 """
 
 from __future__ import annotations
