@@ -191,6 +191,7 @@ class Context:
         self._position = 0  # Invariant: the next step position; advances identically on replay
         self._decisions = 0
         self.replaying = False  # a fact: the last position came from the journal
+        self.uncertain = False  # a fact: the run is UNCERTAIN (an intent awaits reconciliation)
         # Invariant: kv that before_dispatch hooks staged for the call being dispatched; it
         # commits in the same transaction as that call's intent, or is dropped with a refusal.
         self.pending_kv: dict[str, str | None] = {}
@@ -397,6 +398,9 @@ class Context:
     def _reconcile(self, tool: Tool, call: ToolCall, why: str) -> Any:
         rt = self.runtime
         res = rt.reconcile(self, tool, call)
+        if self.uncertain and res.kind in ("result", "redispatch"):
+            rt._finish(self, "effect_resolved", {"effect_key": call.effect_key})
+            self.uncertain = False
         note = new_event(rt.store, "reconciled", call.step,
                          {"effect_key": call.effect_key, "resolution": res.kind,
                           "reason": res.reason, "why": why}, self.now_raw())
@@ -544,6 +548,8 @@ class Runtime:
         rec = self.store.get_run(run_id)
         if rec.run.is_terminal:
             return self.outcome(run_id)
+        if rec.run.state is RunState.WAITING:  # nothing to do until a signal wakes it
+            return RunOutcome(run_id, RunState.WAITING)
         now = self.clock.now()
         run = self.store.transition(
             run_id, RunEvent("claim", at=now, worker_id=self.worker_id, lease_for=self.lease_for),
@@ -590,10 +596,10 @@ class Runtime:
         journal = Journal.load(self.store, run_id)
         ctx = self.context_class(self, run_id, incarnation, journal, json.loads(input_json))
         self.faults.hit("after_claim", run_id=run_id)
-        state = self.store.get_run(run_id).run.state
+        # An UNCERTAIN run replays up to its unresolved intent; reconciling it moves the run back
+        # to RUNNING there (see Context._reconcile), not at the end of the workflow.
+        ctx.uncertain = self.store.get_run(run_id).run.state is RunState.UNCERTAIN
         try:
-            if state is RunState.UNCERTAIN:
-                pass  # replay reaches the unresolved intent and reconciles it below
             value = fn(ctx, ctx.input)
         except Suspend as s:
             return self._suspend(ctx, s.name)
