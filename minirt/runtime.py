@@ -192,6 +192,7 @@ class Context:
         self._decisions = 0
         self.replaying = False  # a fact: the last position came from the journal
         self.uncertain = False  # a fact: the run is UNCERTAIN (an intent awaits reconciliation)
+        self.deadline_at: float | None = None  # the innermost deadline scope's (minirt.cancel)
         # Invariant: kv that before_dispatch hooks staged for the call being dispatched; it
         # commits in the same transaction as that call's intent, or is dropped with a refusal.
         self.pending_kv: dict[str, str | None] = {}
@@ -315,7 +316,7 @@ class Context:
             else:
                 key = rt.key_for(self.run_id, p, tool_name, prepared)
             call = ToolCall(self.run_id, p, tool_name, prepared, key, 1, self.incarnation,
-                            rt.scopes)
+                            rt.scopes, self.deadline_at)
             self.pending_kv = {}
             for hook in rt.hooks:
                 hook.before_dispatch(self, tool, call)

@@ -1,0 +1,111 @@
+"""Drill 08's hidden tests: the reference passes every check, each plausible mistake fails its own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from minirt.cancel import effective_deadline, is_quiescent
+from minirt.grading import m08
+
+
+def reference_decide(run: Any, existing: Any, reason: str, at: float) -> Any:
+    if run.is_terminal or existing is not None:
+        return None
+    return {"stage": "requested", "reason": reason, "requested_at": at}
+
+
+def exceeds_parent(parent_at: Any, now: float, *, deadline_at: Any = None,
+                   after: Any = None) -> Any:
+    own = deadline_at if after is None else now + after
+    return own if own is not None else parent_at
+
+
+def relative_as_absolute(parent_at: Any, now: float, *, deadline_at: Any = None,
+                         after: Any = None) -> Any:
+    own = deadline_at if after is None else after
+    found = [d for d in (own, parent_at) if d is not None]
+    return min(found) if found else None
+
+
+def ignores_effects(children: Any, effects: Any) -> bool:
+    return not any(c.running for c in children)
+
+
+def ignores_children(children: Any, effects: Any) -> bool:
+    return not any(e.status == "in_flight" for e in effects)
+
+
+def unknown_blocks(children: Any, effects: Any) -> bool:
+    return not any(c.running for c in children) and all(
+        e.status in ("done", "failed") for e in effects)
+
+
+def always_writes(run: Any, existing: Any, reason: str, at: float) -> Any:
+    return {"stage": "requested", "reason": reason, "requested_at": at}
+
+
+def blank(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError()
+
+
+def test_the_reference_passes_every_check() -> None:
+    assert m08.check_within_parent(effective_deadline) == []
+    assert m08.check_absolute_and_relative(effective_deadline) == []
+    assert m08.check_quiescent_effects(is_quiescent) == []
+    assert m08.check_quiescent_children(is_quiescent) == []
+    assert m08.check_request(reference_decide) == []
+    assert m08.check_prediction(2, 1) == []
+
+
+def test_the_boundaries_are_the_drill_s() -> None:
+    assert m08.probe() == m08.BOUNDARIES
+
+
+@pytest.mark.slow
+def test_the_reference_passes_the_crash_sweep() -> None:
+    assert m08.check_crash_sweep(effective_deadline, is_quiescent, reference_decide) == []
+
+
+def test_a_child_deadline_past_its_parent_s_fails_in_the_rule_and_inside_minirt() -> None:
+    assert m08.check_within_parent(exceeds_parent)[0].startswith("[child-within-parent]")
+    failures = m08.check_runtime_deadlines(exceeds_parent)
+    assert failures and "handed the deadline" in failures[0]
+
+
+def test_a_relative_timeout_read_as_a_time_fails() -> None:
+    assert m08.check_absolute_and_relative(relative_as_absolute)[0].startswith(
+        "[absolute-and-relative]")
+
+
+@pytest.mark.parametrize("wrong,check", [
+    (ignores_effects, m08.check_quiescent_effects),
+    (unknown_blocks, m08.check_quiescent_effects),
+    (ignores_children, m08.check_quiescent_children),
+])
+def test_a_wrong_quiescence_check_fails(wrong: Any, check: Any) -> None:
+    assert check(wrong)[0].startswith("[quiescence-")
+
+
+def test_declaring_quiescence_with_an_effect_in_flight_fails_the_crash_sweep() -> None:
+    failures = m08.check_crash_sweep(effective_deadline, ignores_effects, reference_decide)
+    assert failures and "not refunded" in failures[0]
+
+
+def test_a_cancel_that_is_not_idempotent_fails_the_rule_and_the_crash_sweep() -> None:
+    assert m08.check_request(always_writes)[0].startswith("[cancel-idempotent]")
+    assert m08.check_crash_sweep(effective_deadline, is_quiescent, always_writes)
+
+
+def test_a_blank_answer_fails_every_check_with_a_message() -> None:
+    for check in (m08.check_within_parent, m08.check_absolute_and_relative,
+                  m08.check_quiescent_effects, m08.check_quiescent_children,
+                  m08.check_request):
+        assert check(blank)[0].startswith("[")
+    assert m08.check_crash_sweep(blank, blank, blank, points=[("after_result", 2)])
+    assert m08.check_prediction(None, None)
+
+
+def test_a_wrong_prediction_fails() -> None:
+    assert m08.check_prediction(1, 1) and m08.check_prediction(2, 0)
