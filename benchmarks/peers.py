@@ -106,6 +106,16 @@ def _minirt_runtime(db: Path, kind: str, n: int):
         return PAYLOAD
 
     def wf(ctx, n_steps):
+        if kind.startswith("wave"):
+            from minirt.scheduler import Call, parallel
+
+            width = int(kind[4:])
+            for start in range(0, n_steps, width):
+                starts.append(time.perf_counter())
+                parallel(ctx, [Call("lookup_order", {"i": i})
+                               for i in range(start, min(start + width, n_steps))],
+                         max_in_flight=width)
+            return n_steps
         for i in range(n_steps + 1):
             if i == n_steps:  # the first step beyond the recorded ones
                 if not ctx.journal.at(ctx.position):
@@ -236,6 +246,10 @@ SYSTEMS = {
     "floor_batch100": ("raw sqlite3, WAL, FULL, 100 steps/txn", "group commit (not per step)"),
     "minirt_tool": ("minirt tool step (intent + result)", "2 fsync'd commits per step"),
     "minirt_decision": ("minirt decision step (result only)", "1 fsync'd commit per step"),
+    "minirt_wave10": ("minirt fan-out, waves of 10 tool calls (per call)",
+                      "1 commit per wave of intents + group-committed results"),
+    "minirt_wave100": ("minirt fan-out, waves of 100 tool calls (per call)",
+                       "1 commit per wave of intents + group-committed results"),
     "dbos": ("DBOS Transact step (SQLite system db)", "1 commit per step after it runs"),
     "langgraph_sync": ('LangGraph StateGraph + SqliteSaver, durability="sync"',
                        "checkpoint per superstep"),
@@ -269,7 +283,9 @@ def measure(system: str, n: int, tmp: Path) -> dict:
     if "error" in out:
         return out
     gaps = [b - a for a, b in zip(out["starts"], out["starts"][1:], strict=False)]
-    return {"steps_per_s": n / out["total_s"], "median_us": statistics.median(gaps) * 1e6,
+    per = out.get("per_start", 1)  # a wave's gap covers ``per`` tool calls
+    return {"steps_per_s": n / out["total_s"],
+            "median_us": statistics.median(gaps) * 1e6 / per if gaps else None,
             "bytes_per_step": db_bytes(db) / n}
 
 
@@ -301,8 +317,10 @@ def child_main(argv: list[str]) -> None:
         out = child_floor(mode, n, db)
     elif system == "floor_batch100":
         out = child_floor(mode, n, db, per_txn=100)
-    elif system in ("minirt_tool", "minirt_decision"):
+    elif system in ("minirt_tool", "minirt_decision", "minirt_wave10", "minirt_wave100"):
         out = child_minirt(mode, system.split("_")[1], n, db)
+        if system.startswith("minirt_wave"):
+            out["per_start"] = int(system[len("minirt_wave"):])
     elif system == "dbos":
         out = child_dbos(mode, n, db)
     elif system == "langgraph_sync":
@@ -361,7 +379,7 @@ def main() -> None:
                         f.unlink()
             for n in args.resume_sizes:
                 for s in systems:
-                    if s == "floor_batch100":
+                    if s == "floor_batch100" or s.startswith("minirt_wave"):
                         continue
                     m = measure_resume(s, n, tmp)
                     results[s].setdefault(f"resume{n}", []).append(m)
@@ -415,6 +433,12 @@ def report(results: dict, args: argparse.Namespace, missing: list[str]) -> None:
             if p:
                 parts.append(f"{p / m:.1f}x faster than {peer}")
         print(f"- minirt {label}: {m:.0f} µs/step: " + ", ".join(parts))
+    batch_us = med("floor_batch100", f"run{n0}", "median_us")
+    for wave in ("minirt_wave10", "minirt_wave100"):
+        m = med(wave, f"run{n0}", "median_us")
+        if m is not None and batch_us:
+            print(f"- {wave}: {m:.1f} µs per call = {m / batch_us:.1f}x the batched floor "
+                  f"(100 rows per commit), {m / floor_us:.2f}x the single-commit floor")
     for n in args.resume_sizes:
         f = med("floor", f"resume{n}", "resume_ms")
         m = med("minirt_tool", f"resume{n}", "resume_ms")

@@ -161,10 +161,21 @@ def predecessors(nodes: Sequence[Node]) -> dict[str, set[str]]:
     """name -> the calls that must be in an earlier wave: its data dependencies and every
     conflicting call with an earlier step."""
     out = {n.name: set(n.after) for n in nodes}
-    for a in nodes:
-        for b in nodes:
-            if a.step < b.step and conflicts(a, b):
-                out[b.name].add(a.name)
+    # One pass in step order with an index per resource: the same pairs as testing
+    # conflicts(a, b) for every earlier a, without the quadratic loop over calls that touch
+    # nothing in common.
+    readers: dict[str, list[str]] = {}
+    writers: dict[str, list[str]] = {}
+    for b in sorted(nodes, key=lambda n: n.step):
+        for r in b.writes:
+            out[b.name].update(readers.get(r, ()))
+            out[b.name].update(writers.get(r, ()))
+        for r in b.reads:
+            out[b.name].update(writers.get(r, ()))
+        for r in b.reads:
+            readers.setdefault(r, []).append(b.name)
+        for r in b.writes:
+            writers.setdefault(r, []).append(b.name)
     return out
 
 
@@ -216,9 +227,10 @@ def check_plan(nodes: Sequence[Node], waves: Any, max_in_flight: int) -> list[st
     for k, wave in enumerate(plan):
         if not wave or len(wave) > max_in_flight:
             problems.append(f"wave {k} holds {len(wave)} calls (bound {max_in_flight})")
-        for x in wave:
-            for y in wave:
-                if x < y and x in by_name and y in by_name and conflicts(by_name[x], by_name[y]):
+        touching = [x for x in wave if x in by_name and (by_name[x].reads or by_name[x].writes)]
+        for x in touching:
+            for y in touching:
+                if x < y and conflicts(by_name[x], by_name[y]):
                     problems.append(f"wave {k} holds the conflicting calls {x} and {y}")
     for name, preds in predecessors(list(by_name.values())).items():
         for p in sorted(preds):
@@ -488,11 +500,13 @@ class _FanOut:
                 pending = set(owned)
                 while pending:
                     done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    batch = []
                     for fut in sorted(done, key=lambda f: owned[f][2].step):
                         i, tool, call = owned[fut]
                         kind, value = fut.result()
                         running.discard(call.step)
-                        self._complete(i, tool, call, kind, value, unknown)
+                        batch.append((i, tool, call, kind, value))
+                    self._complete_batch(batch, unknown)
                 for i, tool, call, why in unknown:  # after the siblings: reconcile, in step order
                     self._settle(i, lambda t=tool, c=call, w=why: self.ctx._reconcile(t, c, w))
             except BaseException:
@@ -500,6 +514,37 @@ class _FanOut:
                 raise
             finally:
                 running.difference_update(call.step for _, _, call, _ in fresh)
+
+    def _complete_batch(self, batch: list[tuple[int, Tool, ToolCall, str, Any]],
+                        unknown: list[tuple[int, Tool, ToolCall, str]]) -> None:
+        """Journal the results of every child that finished together in ONE commit (group
+        commit), then the rest (errors, unknown outcomes) one by one as :meth:`_complete` does.
+
+        The fault points keep their meaning per call: ``after_provider_commit`` and
+        ``before_result`` fire before the shared commit, ``after_result`` after it."""
+        ctx = self.ctx
+        rt, faults = ctx.runtime, ctx.runtime.faults
+        values = [(i, tool, call, normalise(value)) for i, tool, call, kind, value in batch
+                  if kind == "value"]
+        if len(values) > 1:
+            events = []
+            for _, _, call, value in values:
+                faults.hit("after_provider_commit", step=call.step, tool=call.tool)
+                faults.hit("before_result", step=call.step, tool=call.tool)
+                events.append(new_event(rt.store, "tool_result", call.step,
+                                        {"effect_key": normalise(call.effect_key),
+                                         "value": value}, ctx.now_raw(), normalised=True))
+            ctx._append(*events)
+            for i, _, call, value in values:
+                faults.hit("after_result", step=call.step, tool=call.tool)
+                ctx._positioned(call.step, "tool", call.tool, False)
+                payload = {"effect_key": call.effect_key, "value": value}
+                for hook in rt.hooks:
+                    hook.after_outcome(ctx, call, "tool_result", payload)
+                self.results[i] = value
+            batch = [b for b in batch if b[3] != "value"]
+        for i, tool, call, kind, value in batch:
+            self._complete(i, tool, call, kind, value, unknown)
 
     def _complete(self, i: int, tool: Tool, call: ToolCall, kind: str, value: Any,
                   unknown: list[tuple[int, Tool, ToolCall, str]]) -> None:

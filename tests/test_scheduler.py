@@ -484,3 +484,15 @@ def test_a_lost_answer_in_a_wave_is_reconciled_after_its_siblings(tmp_path: Path
     kinds = [e.kind for e in rt.store.read("r") if e.step == 1]
     assert kinds == ["intent", "reconciled", "tool_result"]
     rt.close()
+
+
+@given(st.lists(st.tuples(st.sets(st.sampled_from("abcd"), max_size=2),
+                          st.sets(st.sampled_from("abcd"), max_size=2)), max_size=12))
+def test_indexed_predecessors_equal_the_pairwise_definition(touches):
+    from minirt.scheduler import Node, conflicts, predecessors
+
+    nodes = [Node(f"c{i}", i, frozenset(), frozenset(r), frozenset(w))
+             for i, (r, w) in enumerate(touches)]
+    brute = {n.name: {a.name for a in nodes if a.step < n.step and conflicts(a, n)}
+             for n in nodes}
+    assert predecessors(nodes) == brute
