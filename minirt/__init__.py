@@ -1,18 +1,35 @@
 """minirt: a small, real durable runtime for tool-using agents.
 
-The public API (one concept per module; see each module's docstring for its invariant):
+The public API, one concept per module (each module's docstring states its invariant, what it
+guarantees and what it does not):
 
 - :mod:`minirt.run` — the run state machine: Run, Incarnation, RunEvent, apply, TRANSITIONS
-- :mod:`minirt.store` — SQLiteStore (default), PostgresStore (optional): runs, journals, artifacts
+- :mod:`minirt.contracts` — ToolContract: schema -> domain -> authorization -> limits ->
+  dispatch -> output, each gate a named error; PartialEffect reports
+- :mod:`minirt.store` — SQLiteStore (default), PostgresStore (``[postgres]`` extra): runs,
+  fenced hash-chained journals, artifacts, per-run state
 - :mod:`minirt.journal` — replay rules, NonDeterminism, UnresolvedIntent
-- :mod:`minirt.runtime` — Runtime, Context, RunOutcome, ScriptedModel
-- :mod:`minirt.tools` — EffectClass, ToolCall, FunctionTool, ``@tool``
-- :mod:`minirt.idempotency` — effect keys bound to the payload
-- :mod:`minirt.faults` — fault points, crash modes, the crash sweep
+- :mod:`minirt.runtime` — Runtime, Context (step, decide, call_tool, wait_for), RunOutcome,
+  ScriptedModel, RuntimeHook
+- :mod:`minirt.tools` — EffectClass, ToolCall, FunctionTool, ``@tool``, OutcomeUnknown
+- :mod:`minirt.idempotency` — effect keys bound to the payload, ReconcileByLookup, KeyRegistry,
+  Delivery for tools without keys
+- :mod:`minirt.effects` — the local commit boundary (outbox), receipts, Saga with conditional,
+  idempotent compensation
+- :mod:`minirt.approvals` — Secret, Capability, ApprovalGate: signed single-use receipts bound to
+  the digest of the exact effect, re-checked at dispatch
+- :mod:`minirt.scheduler` — ``parallel``: dependency- and conflict-aware waves, deterministic joins
+- :mod:`minirt.cancel` — durable cancellation stages, nested deadlines, bounded cleanup
+- :mod:`minirt.budget` — reservations before dispatch across tokens, attempts, time, retries,
+  children
+- :mod:`minirt.trace` — spans from durable identities, OpenTelemetry export, the effect report
+- :mod:`minirt.faults` — fault points, the two crash modes, the crash sweep
+- :mod:`minirt.world` — providers with their own ledgers (payments, email, booking), over HTTP
 - :mod:`minirt.canonical` — canonical JSON and digests
 
-Importing minirt never imports course tooling (Jupyter, nbgrader, graphviz, ipywidgets) and never
-writes to stderr.
+The names below are importable from ``minirt`` directly; those of the later modules are loaded on
+first use, so ``import minirt`` stays light. Importing minirt never imports course tooling
+(Jupyter, nbgrader, graphviz, ipywidgets) and never writes to stderr.
 """
 
 from __future__ import annotations
@@ -44,10 +61,41 @@ logging.getLogger("minirt").addHandler(logging.NullHandler())
 
 __version__ = "0.1.0"
 
+# name -> module, imported on first attribute access (PEP 562)
+_LAZY = {
+    **dict.fromkeys(["ToolContract", "ContractError", "SchemaViolation", "DomainViolation",
+                     "NotAuthorized", "LimitExceeded", "OutputInvalid", "PartialEffect",
+                     "Limits", "constraint"], "contracts"),
+    **dict.fromkeys(["ReconcileByLookup", "reconcile_by_lookup", "KeyRegistry", "Delivery",
+                     "EffectKeyConflict", "EffectKeyMayBePruned"], "idempotency"),
+    **dict.fromkeys(["Saga", "commit", "deliver", "request_abort"], "effects"),
+    **dict.fromkeys(["ApprovalGate", "Secret", "Credentials", "Capability", "Receipt",
+                     "GuardedTool", "request_approval", "call_approved"], "approvals"),
+    **dict.fromkeys(["parallel", "Call", "ref"], "scheduler"),
+    **dict.fromkeys(["cancel", "CancellableRuntime", "Cancelled", "fail_after",
+                     "move_on_after", "fail_at", "move_on_at", "Cleanup"], "cancel"),
+    **dict.fromkeys(["BudgetHook", "BudgetExceeded", "Dimension"], "budget"),
+    **dict.fromkeys(["TraceHook", "journal_spans", "effect_report"], "trace"),
+    **dict.fromkeys(["Runtime", "RuntimeHook", "Resolution"], "runtime"),
+}
+_LAZY.pop("Runtime")  # imported eagerly above
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'minirt' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"minirt.{module}"), name)
+    globals()[name] = value
+    return value
+
 __all__ = [
     "Context", "EffectClass", "FakeClock", "FaultPlan", "FunctionTool", "IllegalTransition",
     "Incarnation", "JournalCorrupted", "MinirtError", "NonDeterminism", "OutcomeUnknown", "Run",
     "RunEvent", "RunIsTerminal", "RunOutcome", "RunState", "Runtime", "SQLiteStore",
     "ScriptedModel", "SimulatedCrash", "StaleIncarnation", "SystemClock", "ToolCall", "ToolError",
     "UnresolvedIntent", "apply", "canonical_json", "digest", "effect_key", "open_store", "tool",
+    *sorted(_LAZY),
 ]

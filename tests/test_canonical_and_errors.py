@@ -82,3 +82,17 @@ def test_named_errors_survive_pickling_with_their_attributes():
     err = StaleIncarnation(run_id="r1", event="complete", incarnation=1, current=2)
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is StaleIncarnation and back.attrs == err.attrs and str(back) == str(err)
+
+
+def test_import_minirt_stays_light_and_every_public_name_resolves():
+    import subprocess
+    import sys
+
+    code = ("import sys, minirt\n"
+            "heavy = [m for m in ('graphviz', 'ipywidgets', 'nbgrader', 'IPython', 'pydantic',"
+            " 'psycopg', 'opentelemetry') if m in sys.modules]\n"
+            "assert not heavy, heavy\n"
+            "missing = [n for n in minirt.__all__ if not hasattr(minirt, n)]\n"
+            "assert not missing, missing\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
