@@ -99,7 +99,7 @@ def timeline_diagram(moments: list[Moment], title: str = "approval timeline") ->
     """The moments left to right; each box says when (seconds after the first), what, and who."""
     import graphviz
 
-    g = graphviz.Digraph("approvals", graph_attr={"rankdir": "LR", "label": title,
+    g = graphviz.Digraph("approvals", graph_attr={"rankdir": "TB", "label": title,
                                                   "labelloc": "t", "fontsize": "12"},
                          node_attr={"shape": "box", "style": "rounded,filled",
                                     "fontname": "Helvetica", "fontsize": "10",

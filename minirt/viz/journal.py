@@ -248,7 +248,10 @@ def journal_explorer(trace: JournalTrace, interval_ms: int = 700) -> Any:
                         description="play")
     slider = widgets.IntSlider(min=0, max=last, step=1, value=0, description="event")
     widgets.jslink((play, "value"), (slider, "value"))
-    left, right = widgets.Output(), widgets.Output()
+    # The journal text keeps a readable width; the (wide) diagram scrolls inside its own box
+    # instead of squeezing the text into a one-character column.
+    left = widgets.Output(layout=widgets.Layout(min_width="420px", flex="0 0 auto"))
+    right = widgets.Output(layout=widgets.Layout(flex="1 1 auto", overflow="auto"))
 
     def show(change: dict[str, Any]) -> None:
         i = int(change["new"])
@@ -265,6 +268,7 @@ def journal_explorer(trace: JournalTrace, interval_ms: int = 700) -> Any:
 
     slider.observe(show, names="value")
     show({"new": 0})
-    box = widgets.VBox([widgets.HBox([play, slider]), widgets.HBox([left, right])])
+    box = widgets.VBox([widgets.HBox([play, slider]),
+                        widgets.HBox([left, right], layout=widgets.Layout(width="100%"))])
     box.trace = trace  # the plain object underneath, for tests and curious learners
     return box

@@ -1,0 +1,95 @@
+"""Every lesson and every drill source, run from the menu in real JupyterLab in headless Chromium.
+
+A failure names the notebook, the cell (index and first line) and what the page showed. The
+self-test runs a notebook built to fail in known ways, so a check that can no longer fail shows up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from driver import NotebookRun
+from harness import SHOTS, discover, expectations, shot_name
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NOTEBOOKS = discover()
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [pytest.param(p, id=p.as_posix()) for p in NOTEBOOKS]
+    or [pytest.param(None, id="none", marks=pytest.mark.skip(reason="no notebooks yet"))],
+)
+def test_notebook_in_jupyterlab(rel: Path, lab_server, browser, record) -> None:
+    run = NotebookRun(lab_server, browser, rel, "lab", SHOTS, shot_name(rel))
+    result = run.check()
+    record(result)
+    assert not result.problems, "\n".join(str(p) for p in result.problems)
+
+
+# A cell list of (source, words every problem reported for that cell must include, or None when
+# the cell must come out clean).
+CANARY = [
+    ("import sys\nprint('oops', file=sys.stderr)", "wrote to stderr: oops"),
+    ("from minirt.viz.run import state_diagram\nstate_diagram()", None),
+    ("import minirt.viz\nminirt.viz.dot_available = lambda: False  # as if dot were missing\n"
+     "state_diagram()", "SVG"),
+    ("from IPython.display import display\n"
+     "display({'text/plain': 'VBox(children=(IntSlider(value=0),))'}, raw=True)",
+     "plain text `VBox("),
+    ("display({'application/vnd.jupyter.widget-view+json': {'model_id': '0' * 32,\n"
+     "         'version_major': 2, 'version_minor': 0}, 'text/plain': 'VBox()'}, raw=True)",
+     "widget not rendered"),
+    ("import ipywidgets\nipywidgets.IntSlider(max=3)  # moves, but drives nothing",
+     "not the output"),
+    ("left = ipywidgets.Output()\nwith left:\n    print('a table that needs room to be read')\n"
+     "ipywidgets.HBox([left, ipywidgets.HTML('<div style=\"width:3000px\">wide</div>')])",
+     "squeezed"),
+    ("1 / 0", "raised ZeroDivisionError"),
+    ("print('never reached')", "did not run"),
+]
+
+
+def test_checks_catch_what_a_learner_would_see(lab_server, browser) -> None:
+    cells = [new_markdown_cell("# canary: every code cell but one is broken on purpose\n\n"
+                               "![a remote image](https://example.com/canary.png)")]
+    cells += [new_code_cell(src) for src, _ in CANARY]
+    nb = new_notebook(cells=cells, metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    rel = Path("selftest") / "canary.ipynb"
+    (lab_server.root / rel.parent).mkdir(exist_ok=True)
+    nbformat.write(nb, str(lab_server.root / rel))
+
+    result = NotebookRun(lab_server, browser, rel, "lab").check()
+
+    by_cell: dict[int | None, list[str]] = {}
+    for p in result.problems:
+        by_cell.setdefault(p.cell, []).append(p.what)
+    for i, (src, words) in enumerate(CANARY, start=1):
+        seen = by_cell.get(i, [])
+        if words is None:
+            assert not seen, f"cell {i} is fine but was reported: {seen}"
+        else:
+            assert any(words in w for w in seen), \
+                f"cell {i} ({src.splitlines()[-1]!r}) should be reported with {words!r}: {seen}"
+    assert None not in by_cell, by_cell[None]
+    assert result.svgs >= 1 and result.widgets >= 1, (result.svgs, result.widgets)
+    assert "https://example.com/canary.png" in result.blocked, result.blocked
+
+
+def test_expectations_follow_viz_imports_and_values() -> None:
+    nb = new_notebook(cells=[
+        new_code_cell("%xmode Minimal\nfrom minirt.viz.run import run_explorer, state_diagram\n"
+                      "from tqdm.auto import tqdm"),
+        new_code_cell("state_diagram()"),
+        new_code_cell("picture = state_diagram()\nx = 1"),
+        new_code_cell("display(picture)"),
+        new_code_cell("explorer = run_explorer([])\nexplorer"),
+        new_code_cell("for _ in tqdm(range(2)):\n    pass"),
+        new_code_cell("print(state_diagram().source)"),
+    ])
+    assert expectations(nb) == {1: {"svg"}, 3: {"svg"}, 4: {"widget"}, 5: {"progress"}}
