@@ -140,7 +140,7 @@ class Journal:
     def payload(self, event: Event) -> Any:
         """The event's payload, with an artifact reference resolved."""
         data = json.loads(event.payload_json)
-        if isinstance(data, dict) and set(data) == {"$artifact", "size"}:
+        if type(data) is dict and len(data) == 2 and "$artifact" in data and "size" in data:
             return json.loads(self.store.get_artifact(data["$artifact"]).decode("utf-8"))
         return data
 

@@ -420,9 +420,10 @@ def _events_from_rows(rows: Sequence[Sequence[Any]]) -> list[Event]:
     no longer covers its predecessor."""
     out: list[Event] = []
     prev = GENESIS
+    append = out.append
     for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
-        d = _digest_text(dig)
-        out.append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
+        d = "sha256:" + dig.hex() if type(dig) is bytes else _digest_text(dig)
+        append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
         prev = d
     return out
 
