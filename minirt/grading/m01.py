@@ -38,14 +38,13 @@ from ..run import (
     Run,
     RunEvent,
     RunIsTerminal,
-    RunNotFound,
     RunState,
     StaleIncarnation,
 )
 from ..run import apply as reference_apply
 from ..scenarios.m01_lease import RefundScenario
 from ..store.base import NewEvent, Store
-from ..store.sqlite import _RUN_COLS, SQLiteStore, _record
+from ..store.sqlite import SQLiteStore
 
 CheckFn = Callable[[Run, RunEvent], Any]
 ApplyFn = Callable[[Run, RunEvent], Any]
@@ -338,8 +337,8 @@ def check_revision(apply: ApplyFn) -> list[str]:
 class LearnerStore(SQLiteStore):
     """A SQLiteStore whose ``transition`` runs the learner's ``apply`` (rebuilt, never trusted).
 
-    Same transaction, compare-and-set and journal append as :meth:`SQLiteStore.transition`; only
-    the pure transition function is the learner's. ``claim_next`` is not used by the drill and
+    The store's own transaction, compare-and-set and journal append
+    (:meth:`SQLiteStore.transition`); only the pure transition function is the learner's. ``claim_next`` is not used by the drill and
     refuses, so the reference ``apply`` can never run in its place by accident.
     """
 
@@ -347,24 +346,8 @@ class LearnerStore(SQLiteStore):
         super().__init__(path)
         self.learner_apply = apply
 
-    def transition(self, run_id: str, event: RunEvent, *, expected_revision: int | None = None,
-                   events: Any = (), kv: dict[str, str | None] | None = None) -> Run:
-        with self.transaction() as db:
-            row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"
-                             " WHERE run_id=?", (run_id,)).fetchone()
-            if row is None:
-                raise RunNotFound(run_id=run_id)
-            current = _record(row[:10]).run
-            if expected_revision is not None and current.revision != expected_revision:
-                raise RevisionConflict(run_id=run_id, expected=expected_revision,
-                                       actual=current.revision)
-            new = rebuild_run(self.learner_apply(current, event))
-            self._write_run_txn(db, new, current.revision, event.at)
-            if events:
-                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
-            if kv:
-                self._kv_txn(db, run_id, kv)
-        return new
+    def apply_event(self, run: Run, event: RunEvent) -> Run:
+        return rebuild_run(self.learner_apply(run, event))
 
     def claim_next(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("LearnerStore drives runs through transition() only")
