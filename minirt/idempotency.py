@@ -251,8 +251,10 @@ class KeyRegistry:
                 if row is None:
                     self._db.execute("INSERT INTO bindings VALUES (?,?,?,?,?)",
                                      (key, d, run_id, int(step), tool))
-            finally:
-                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
         if row is not None and row[0] != d:
             raise EffectKeyConflict(effect_key=key, tool=tool, run_id=run_id, step=step,
                                     payload_digest=d, bound_digest=row[0], bound_run_id=row[1],
