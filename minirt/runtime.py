@@ -231,7 +231,11 @@ class Context:
     # -- steps --------------------------------------------------------------------------------
 
     def step(self, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run ``fn(*args, **kwargs)`` once; on replay return (or raise) what it returned."""
+        """Run ``fn(*args, **kwargs)`` once; on replay return (or raise) what it returned.
+
+        Replay matches a step by its position and ``name`` only, not by ``fn`` or its arguments:
+        a step whose inputs changed since it was recorded replays the recorded value. Put what
+        the step depends on in its name (``f"price:{sku}"``) when that matters."""
         p, pos = self._next()
         if pos is not None:
             rec = self.journal.payload(pos.opening) if pos.opening else None
