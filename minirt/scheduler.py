@@ -500,13 +500,13 @@ class _FanOut:
                 pending = set(owned)
                 while pending:
                     done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    batch = []
+                    # One commit per result, in step order within what finished: the sequence
+                    # of fault points a crash sweep sees does not depend on thread timing.
                     for fut in sorted(done, key=lambda f: owned[f][2].step):
                         i, tool, call = owned[fut]
                         kind, value = fut.result()
                         running.discard(call.step)
-                        batch.append((i, tool, call, kind, value))
-                    self._complete_batch(batch, unknown)
+                        self._complete(i, tool, call, kind, value, unknown)
                 for i, tool, call, why in unknown:  # after the siblings: reconcile, in step order
                     self._settle(i, lambda t=tool, c=call, w=why: self.ctx._reconcile(t, c, w))
             except BaseException:
@@ -514,37 +514,6 @@ class _FanOut:
                 raise
             finally:
                 running.difference_update(call.step for _, _, call, _ in fresh)
-
-    def _complete_batch(self, batch: list[tuple[int, Tool, ToolCall, str, Any]],
-                        unknown: list[tuple[int, Tool, ToolCall, str]]) -> None:
-        """Journal the results of every child that finished together in ONE commit (group
-        commit), then the rest (errors, unknown outcomes) one by one as :meth:`_complete` does.
-
-        The fault points keep their meaning per call: ``after_provider_commit`` and
-        ``before_result`` fire before the shared commit, ``after_result`` after it."""
-        ctx = self.ctx
-        rt, faults = ctx.runtime, ctx.runtime.faults
-        values = [(i, tool, call, normalise(value)) for i, tool, call, kind, value in batch
-                  if kind == "value"]
-        if len(values) > 1:
-            events = []
-            for _, _, call, value in values:
-                faults.hit("after_provider_commit", step=call.step, tool=call.tool)
-                faults.hit("before_result", step=call.step, tool=call.tool)
-                events.append(new_event(rt.store, "tool_result", call.step,
-                                        {"effect_key": normalise(call.effect_key),
-                                         "value": value}, ctx.now_raw(), normalised=True))
-            ctx._append(*events)
-            for i, _, call, value in values:
-                faults.hit("after_result", step=call.step, tool=call.tool)
-                ctx._positioned(call.step, "tool", call.tool, False)
-                payload = {"effect_key": call.effect_key, "value": value}
-                for hook in rt.hooks:
-                    hook.after_outcome(ctx, call, "tool_result", payload)
-                self.results[i] = value
-            batch = [b for b in batch if b[3] != "value"]
-        for i, tool, call, kind, value in batch:
-            self._complete(i, tool, call, kind, value, unknown)
 
     def _complete(self, i: int, tool: Tool, call: ToolCall, kind: str, value: Any,
                   unknown: list[tuple[int, Tool, ToolCall, str]]) -> None:
