@@ -126,6 +126,24 @@ def verify(run_id: str, rows: Sequence[Event]) -> list[Event]:
     return list(rows)
 
 
+def verify_head(run_id: str, events: Sequence[Event], head: Sequence[Any] | None) -> None:
+    """Check verified ``events`` against the run's recorded head ``(last_seq, last_digest)``.
+
+    The chain alone cannot see a missing or rewritten *last* row (nothing links to it); the head,
+    written in the same transaction as every append, can. Every store calls this after
+    :func:`verify`."""
+    if head is None or head[0] <= 0:
+        return
+    last_seq, last_digest = head
+    if len(events) < last_seq:
+        raise JournalCorrupted(run_id=run_id, seq=len(events) + 1,
+                               reason=f"the journal ends at seq {len(events)} but the run"
+                                      f" recorded events up to seq {last_seq}")
+    if events[last_seq - 1].digest != last_digest:
+        raise JournalCorrupted(run_id=run_id, seq=last_seq,
+                               reason="digest does not match the run's recorded head")
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """A run plus what it was started with."""

@@ -69,11 +69,11 @@ from .base import (
     GENESIS,
     ArtifactMissing,
     Event,
-    JournalCorrupted,
     NewEvent,
     RunRecord,
     chain,
     verify,
+    verify_head,
 )
 from .pg_local import redact
 
@@ -422,15 +422,7 @@ class PostgresStore:
         rows = self._query(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
                            (run_id,))
         events = verify(run_id, [Event(*r) for r in rows])
-        if head is not None and head[0] > 0:
-            last_seq, last_digest = head
-            if len(events) < last_seq:
-                raise JournalCorrupted(run_id=run_id, seq=len(events) + 1,
-                                       reason=f"the journal ends at seq {len(events)} but the run"
-                                              f" recorded events up to seq {last_seq}")
-            if events[last_seq - 1].digest != last_digest:
-                raise JournalCorrupted(run_id=run_id, seq=last_seq,
-                                       reason="digest does not match the run's recorded head")
+        verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
 
     # -- artifacts and kv ---------------------------------------------------------------------
