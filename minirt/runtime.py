@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .canonical import canonical_json, digest, normalise
+from .canonical import bounded_repr, canonical_json, digest, normalise
 from .clock import Clock, SystemClock
 from .errors import MinirtError, RecordedError, ToolError, from_record
 from .faults import Faults
@@ -465,7 +465,10 @@ def _safe_digest(value: Any) -> str:
     except (MinirtError, TypeError, ValueError, UnicodeError):
         import hashlib
 
-        text = repr(value).encode("utf-8", "backslashreplace")
+        try:
+            text = repr(value).encode("utf-8", "backslashreplace")
+        except (RecursionError, ValueError):  # too deep, or an int too long for repr
+            text = bounded_repr(value).encode("utf-8", "backslashreplace")
         return "sha256-repr:" + hashlib.sha256(text).hexdigest()
 
 
@@ -528,11 +531,13 @@ class Runtime:
         """Create a run (PENDING) and journal its input. With an explicit ``run_id`` this is
         get-or-create: starting the same run twice returns the same id; a different input for an
         existing id raises DuplicateRun."""
+        from .ids import check_run_id
         from .run import DuplicateRun, RunNotFound
 
         if workflow not in self.workflows:
             raise UnknownWorkflow(workflow=workflow, known=sorted(self.workflows))
-        run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
+        # None means "generate one"; anything else must be a usable id (never silently replaced)
+        run_id = f"run-{uuid.uuid4().hex[:12]}" if run_id is None else check_run_id(run_id)
         text = canonical_json(input)
         try:
             rec = self.store.get_run(run_id)

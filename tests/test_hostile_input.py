@@ -1,0 +1,142 @@
+"""Hostile input reaches a named error before anything is journaled (issue 19, items 1 and 5).
+
+Run ids that are empty, blank, padded, too long, or hold a control character or a lone
+surrogate; tool arguments and step values holding a lone surrogate, a 5,000-digit integer, NaN or
+deep nesting. Each must give a named :class:`~minirt.errors.MinirtError`, never a raw
+``ValueError``/``UnicodeEncodeError``/``RecursionError``, and must not create a run or a
+journal row it cannot read back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from minirt.canonical import MAX_DEPTH, NotCanonical, canonical_json, digest
+from minirt.clock import FakeClock
+from minirt.ids import MAX_RUN_ID_LENGTH, InvalidRunId, check_run_id
+from minirt.run import RunState
+from minirt.runtime import Runtime
+from minirt.store.sqlite import SQLiteStore
+from minirt.tools import EffectClass, FunctionTool, ToolCall
+
+
+def nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+HOSTILE_VALUES = {
+    "lone surrogate": "\ud800",
+    "surrogate in a key": {"\udcffname": 1},
+    "surrogate after non-ascii": "caf\u00e9\udc80",
+    "5000-digit integer": 10**5000,
+    "negative 5000-digit integer": -(10**5000),
+    "NaN": float("nan"),
+    "infinity": float("inf"),
+    "100000-deep nesting": nested(100_000),
+    "one level too deep": nested(MAX_DEPTH + 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_VALUES))
+def test_canonical_json_of_hostile_values_is_a_named_error(name):
+    value = HOSTILE_VALUES[name]
+    with pytest.raises(NotCanonical) as err:
+        canonical_json(value)
+    str(err.value).encode("utf-8")  # the message itself is printable
+    with pytest.raises(NotCanonical):
+        digest({"args": value})
+
+
+def test_limits_are_inclusive_of_what_json_can_really_carry():
+    assert canonical_json(nested(MAX_DEPTH)).count("[") == MAX_DEPTH
+    assert canonical_json(10**4299) == "1" + "0" * 4299
+    assert canonical_json("caf\u00e9") == '"caf\u00e9"'
+
+
+@pytest.fixture
+def rt(tmp_path):
+    seen: list[dict[str, Any]] = []
+
+    def pay(call: ToolCall, **args: Any) -> Any:
+        seen.append(args)
+        return {"ok": True}
+
+    def charge(ctx, inp):
+        return ctx.call_tool("pay", inp)
+
+    def remember(ctx, inp):
+        return ctx.step("value", lambda: inp["hostile"])
+
+    runtime = Runtime(SQLiteStore(tmp_path / "runs.sqlite"), clock=FakeClock(1000.0),
+                      tools=[FunctionTool(pay, name="pay", effect=EffectClass.PURE)],
+                      workflows={"charge": charge, "remember": remember})
+    runtime.seen = seen  # type: ignore[attr-defined]
+    yield runtime
+    runtime.close()
+
+
+@pytest.mark.parametrize("run_id, reason", [
+    ("", "empty"), ("   ", "empty"), ("\t\n", "empty"), (" ticket-42", "whitespace"),
+    ("ticket-42 ", "whitespace"), ("tick\x00et", "control"), ("tick\x1bet", "control"),
+    ("ticket\u2028\x7f", "control"), ("ticket-\ud800", "surrogate"),
+    ("x" * (MAX_RUN_ID_LENGTH + 1), "characters"), (42, "str"),
+])
+def test_unusable_run_ids_are_refused_before_anything_is_written(rt, run_id, reason):
+    with pytest.raises(InvalidRunId) as err:
+        rt.start("charge", {"amount": 1}, run_id=run_id)
+    assert reason in str(err.value)
+    str(err.value).encode("utf-8")
+    assert rt.store.list_runs() == []
+
+
+def test_empty_run_id_is_never_replaced_by_a_generated_one(rt):
+    """A retried submission whose id went missing must not start a second, fresh run."""
+    for _ in range(2):
+        with pytest.raises(InvalidRunId):
+            rt.run_workflow("charge", {"amount": 3000}, run_id="")
+    assert rt.store.list_runs() == [] and rt.seen == []
+
+
+def test_none_still_generates_an_id_and_usable_ids_pass(rt):
+    generated = rt.start("charge", {"amount": 1})
+    assert generated.startswith("run-")
+    assert check_run_id("x" * MAX_RUN_ID_LENGTH) == "x" * MAX_RUN_ID_LENGTH
+    assert rt.start("charge", {"amount": 1}, run_id="ticket caf\u00e9 42") == "ticket caf\u00e9 42"
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_VALUES))
+def test_hostile_run_input_is_refused_before_the_run_exists(rt, name):
+    with pytest.raises(NotCanonical):
+        rt.start("charge", {"hostile": HOSTILE_VALUES[name]}, run_id="r1")
+    assert rt.store.list_runs() == []
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_VALUES))
+def test_hostile_tool_arguments_fail_the_run_with_a_named_error_and_send_nothing(rt, name):
+    def hostile_call(ctx, inp):
+        return ctx.call_tool("pay", {"amount": HOSTILE_VALUES[name]})
+
+    rt.workflows["hostile"] = hostile_call
+    out = rt.run_workflow("hostile", {}, run_id="r1")
+    assert out.state is RunState.FAILED
+    assert type(out.error) is NotCanonical, out.error
+    assert rt.seen == []
+    kinds = [e.kind for e in rt.store.read("r1")]  # the journal still reads back, verified
+    assert "intent" not in kinds and kinds[-1] == "transition"
+
+
+@pytest.mark.parametrize("name", ["lone surrogate", "5000-digit integer", "one level too deep"])
+def test_hostile_step_values_fail_the_run_with_a_named_error(rt, name):
+    def hostile_step(ctx, inp):
+        return ctx.step("value", lambda: HOSTILE_VALUES[name])
+
+    rt.workflows["hostile"] = hostile_step
+    out = rt.run_workflow("hostile", {}, run_id="r1")
+    assert out.state is RunState.FAILED and type(out.error) is NotCanonical
+    steps = [e.payload for e in rt.store.read("r1") if e.kind == "step"]
+    assert [s["error"]["type"] for s in steps] == ["NotCanonical"]  # the refusal, not the value
