@@ -37,7 +37,7 @@ from .faults import Faults
 from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
 from .run import RunEvent, RunState, StaleIncarnation
-from .store.base import Event, NewEvent, Store
+from .store.base import Event, NewEvent, Store, StoreFault
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall, has_lookup
 
 Workflow = Callable[["Context", Any], Any]
@@ -615,6 +615,8 @@ class Runtime:
             return self._suspend(ctx, s.name)
         except StaleIncarnation:
             raise  # a zombie: another incarnation owns the run now; write nothing, not even "fail"
+        except StoreFault:
+            raise  # the store could not record the last write (full, lost): a crash, not a failure
         except UnresolvedIntent as exc:
             if self.store.get_run(run_id).run.state is RunState.RUNNING:
                 self._finish(ctx, "effect_unknown", {"error": exc.to_record()})

@@ -45,6 +45,29 @@ class JournalCorrupted(MinirtError):
     template = "journal of run {run_id} is corrupted at seq {seq}: {reason}"
 
 
+class StoreFault(MinirtError):
+    """Base of the errors that mean "the store could not do this write, try again later".
+
+    Whatever was being written is not recorded (its transaction was rolled back) and the run is
+    unchanged: it keeps its lease, and is resumed (or taken over once the lease lapses) when the
+    store works again. The runtime re-raises these instead of failing the run, because a run
+    that could not record its last step must not record a failure either. Subclasses:
+    :class:`StoreFull`, :class:`minirt.store.sqlite.StoreUnreadable`,
+    :class:`minirt.store.postgres.StoreUnavailable`.
+    """
+
+
+class StoreFull(StoreFault):
+    """The store's disk (or its configured size limit) is full. Nothing of the write is recorded.
+
+    Free space and resume the run: every write that returned before is intact and verified.
+    """
+
+    fields = ("store", "reason")
+    template = ("the store at {store} is full ({reason}): the write was not recorded; free "
+                "space, then resume the run")
+
+
 class ArtifactMissing(MinirtError):
     fields = ("digest",)
     template = "artifact {digest} is referenced but not stored"

@@ -51,7 +51,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..canonical import digest_bytes
-from ..errors import MinirtError
 from ..run import (
     FENCED_EVENTS,
     TERMINAL,
@@ -71,6 +70,8 @@ from .base import (
     Event,
     NewEvent,
     RunRecord,
+    StoreFault,
+    StoreFull,
     chain,
     verify,
     verify_head,
@@ -78,7 +79,7 @@ from .base import (
 from .pg_local import redact
 
 
-class StoreUnavailable(MinirtError):
+class StoreUnavailable(StoreFault):
     """The PostgreSQL server cannot be reached, or the connection to it was lost.
 
     Raised on open and by any call once the connection is broken; nothing is half-written (the
@@ -224,10 +225,13 @@ class PostgresStore:
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
-        """Turn a lost connection into StoreUnavailable; other errors pass unchanged."""
+        """Turn a lost connection into StoreUnavailable, a full disk into StoreFull; other errors
+        pass unchanged."""
         try:
             yield
         except self._psycopg.OperationalError as exc:
+            if getattr(exc, "sqlstate", None) == "53100":  # disk_full: nothing was committed
+                raise StoreFull(store=self.url, reason=_first_line(exc)) from None
             if self._db.broken or self._db.closed:
                 raise StoreUnavailable(url=self.url, reason=_first_line(exc)) from None
             raise

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from ..canonical import digest_bytes
-from ..errors import MinirtError
 from ..run import (
     TERMINAL,
     DuplicateRun,
@@ -46,13 +45,15 @@ from .base import (
     Event,
     NewEvent,
     RunRecord,
+    StoreFault,
+    StoreFull,
     chain,
     verify,
     verify_head,
 )
 
 
-class StoreUnreadable(MinirtError):
+class StoreUnreadable(StoreFault):
     """The store's file is not a database we can read (corrupted, truncated, or something else)."""
 
     fields = ("path", "reason")
@@ -132,7 +133,7 @@ class SQLiteStore:
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
-            raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            raise _store_error(self.path, exc) from None
 
     # -- transactions -------------------------------------------------------------------------
 
@@ -150,17 +151,33 @@ class SQLiteStore:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as exc:
-                raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+                raise _store_error(self.path, exc) from None
             self._depth = 1
             try:
                 yield self._db
-            except BaseException:
+            except BaseException as exc:
                 self._depth = 0
-                self._db.execute("ROLLBACK")
+                self._abandon()
+                if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
+                    raise _store_error(self.path, exc) from None
                 raise
             else:
                 self._depth = 0
-                self._db.execute("COMMIT")
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.DatabaseError as exc:  # e.g. the disk filled up at commit
+                    self._abandon()
+                    raise _store_error(self.path, exc) from None
+
+    def _abandon(self) -> None:
+        """Roll back the open transaction (SQLite may already have done so, e.g. on a full
+        disk) and forget the cached journal heads, which may describe rows never committed."""
+        self._heads.clear()
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.DatabaseError:
+                pass  # nothing was committed; the connection reports the state on next use
 
     def close(self) -> None:
         with self._lock:
@@ -399,6 +416,18 @@ class SQLiteStore:
 
 
 _TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
+
+
+def _is_full(exc: sqlite3.DatabaseError) -> bool:
+    return getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
+
+
+def _store_error(path: str, exc: sqlite3.DatabaseError) -> StoreFault:
+    """The named error for a failed SQLite call: full (disk or ``max_page_count``), or not a
+    database this code can read."""
+    if _is_full(exc):
+        return StoreFull(store=path, reason=str(exc))
+    return StoreUnreadable(path=path, reason=str(exc))
 
 
 def _digest_blob(d: str) -> bytes:
