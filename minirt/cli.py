@@ -42,6 +42,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import MinirtError
+from .journal import verified_end
 from .run import LeaseHeld, RevisionConflict, RunEvent, RunIsTerminal, RunState, StaleIncarnation
 from .runtime import Context, Runtime, RuntimeHook
 from .store import open_store
@@ -340,7 +341,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     try:
         rec = store.get_run(args.run_id)
-        events = store.read(args.run_id)
+        events = store.read(args.run_id)  # verified (keyed chain with $MINIRT_CHAIN_KEY)
+        end = (verified_end(store, args.run_id, rec.run.state.value, rec.run.detail)
+               if rec.run.state.value in ("succeeded", "failed") else None)
+        keys = getattr(store, "chain_keys", None)
     finally:
         store.close()
     run = rec.run
@@ -351,7 +355,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(table(["seq", "kind", "step", "inc", "at", "payload", "digest"],
                 [(e.seq, e.kind, "" if e.step is None else e.step, e.incarnation, _t(e.at),
                   _short(e.payload_json, 60), e.digest[7:19]) for e in events]))
-    print(f"{len(events)} event(s), hash chain verified")
+    if end:
+        print(f"{next(iter(end))} {json.dumps(next(iter(end.values())), sort_keys=True)}"
+              "  (from the verified journal)")
+    chain = (f"keyed chain (hmac-sha256, keys {', '.join(keys.key_ids)}) verified" if keys
+             else "hash chain (plain sha256) verified")
+    print(f"{len(events)} event(s), {chain}")
     return 0
 
 

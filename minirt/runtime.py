@@ -665,11 +665,15 @@ class Runtime:
 
     def outcome(self, run_id: str) -> RunOutcome:
         """The run's current outcome as recorded (no execution)."""
+        from .journal import verified_end
+
         run = self.store.get_run(run_id).run
+        if run.state in (RunState.SUCCEEDED, RunState.FAILED):  # from the verified journal
+            end = verified_end(self.store, run_id, run.state.value, run.detail)
         if run.state is RunState.SUCCEEDED:
-            return RunOutcome(run_id, run.state, run.detail.get("result"))
+            return RunOutcome(run_id, run.state, end.get("result"))
         if run.state is RunState.FAILED:
-            return RunOutcome(run_id, run.state, error=from_record(run.detail.get("error", {})))
+            return RunOutcome(run_id, run.state, error=from_record(end.get("error") or {}))
         return RunOutcome(run_id, run.state)
 
     def signal(self, run_id: str, name: str, payload: Any = None) -> None:

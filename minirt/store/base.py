@@ -16,7 +16,9 @@ the worker's incarnation is still the run's current one, and raises
 The hash chain: an event's ``digest`` covers its run, sequence number, kind, step, payload,
 incarnation, time and the previous event's digest. Reading a journal recomputes every digest and
 link, so a changed, removed or reordered row is reported as :class:`JournalCorrupted` naming the
-run and the position, never silently skipped.
+run and the position, never silently skipped. The plain chain (sha256) catches accidents; the
+keyed chain (HMAC under the operator's key, :mod:`.chainkey`) also catches someone who rewrote a
+row and recomputed the digests after it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any, NamedTuple, Protocol
 
 from ..errors import MinirtError
 from ..run import Run, RunEvent
+from .chainkey import PREFIX as KEYED_PREFIX
+from .chainkey import ChainKeys, ChainKeyUnknown
 
 GENESIS = "sha256:" + "0" * 64  # the "previous digest" of a run's first event
 
@@ -102,36 +106,48 @@ class Event(NamedTuple):
         return json.loads(self.payload_json)
 
 
-def event_digest(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
-                 incarnation: int, at: float, prev_digest: str) -> str:
-    """The digest that chains an event to its predecessor. Pure and deterministic.
-
-    The header is length-prefixed (``len:text``) field by field, so no choice of run id or kind
-    can make two different events share a header."""
+def _message(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
+             incarnation: int, at: float, prev_digest: str) -> bytes:
+    # The header is length-prefixed (``len:text``) field by field, so no choice of run id or
+    # kind can make two different events share a header.
     header = (f"{len(run_id)}:{run_id}|{seq}|{len(kind)}:{kind}|{step}|{incarnation}|"
               f"{float(at)!r}|{prev_digest}")
-    h = hashlib.sha256(header.encode("utf-8", "surrogatepass"))
-    h.update(b"\n")
-    h.update(payload_json.encode("utf-8"))
-    return "sha256:" + h.hexdigest()
+    return (header.encode("utf-8", "surrogatepass") + b"\n"
+            + payload_json.encode("utf-8"))
+
+
+def event_digest(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
+                 incarnation: int, at: float, prev_digest: str) -> str:
+    """The plain digest that chains an event to its predecessor. Pure and deterministic."""
+    message = _message(run_id, seq, kind, step, payload_json, incarnation, at, prev_digest)
+    return "sha256:" + hashlib.sha256(message).hexdigest()
 
 
 def chain(run_id: str, incarnation: int, prev_seq: int, prev_digest: str,
-          new: Sequence[NewEvent]) -> list[Event]:
-    """Give ``new`` events their sequence numbers and digests, continuing a chain."""
+          new: Sequence[NewEvent], keys: ChainKeys | None = None) -> list[Event]:
+    """Give ``new`` events their sequence numbers and digests, continuing a chain; with
+    ``keys``, each digest is an HMAC under the current key (see :mod:`.chainkey`)."""
     out: list[Event] = []
     for e in new:
         prev_seq += 1
-        d = event_digest(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
-                         prev_digest)
+        if keys is None:
+            d = event_digest(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
+                             prev_digest)
+        else:
+            d = keys.sign(_message(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation,
+                                   e.at, prev_digest))
         out.append(Event(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
                          prev_digest, d))
         prev_digest = d
     return out
 
 
-def verify(run_id: str, rows: Sequence[Event]) -> list[Event]:
-    """Check the chain of ``rows`` (ordered by seq); return them or raise JournalCorrupted."""
+def verify(run_id: str, rows: Sequence[Event], keys: ChainKeys | None = None) -> list[Event]:
+    """Check the chain of ``rows`` (ordered by seq); return them or raise JournalCorrupted.
+
+    With ``keys`` every digest must be a valid HMAC under one of them: a plain ``sha256:``
+    digest is refused (anyone can compute one). Without keys, a keyed journal cannot be checked
+    and is refused with :class:`~.chainkey.ChainKeyUnknown`."""
     prev = GENESIS
     for expected_seq, row in enumerate(rows, start=1):
         if row.seq != expected_seq:
@@ -140,12 +156,25 @@ def verify(run_id: str, rows: Sequence[Event]) -> list[Event]:
         if row.prev_digest != prev:
             raise JournalCorrupted(run_id=run_id, seq=row.seq,
                                    reason="link to the previous event does not match")
-        d = event_digest(run_id, row.seq, row.kind, row.step, row.payload_json, row.incarnation,
-                         row.at, row.prev_digest)
-        if d != row.digest:
+        d = row.digest
+        if d.startswith(KEYED_PREFIX):
+            if keys is None:
+                raise ChainKeyUnknown(run_id=run_id, seq=row.seq,
+                                      key_id=d[len(KEYED_PREFIX):].partition(":")[0][:40])
+            message = _message(run_id, row.seq, row.kind, row.step, row.payload_json,
+                               row.incarnation, row.at, row.prev_digest)
+            if not keys.matches(d, message, run_id=run_id, seq=row.seq):
+                raise JournalCorrupted(run_id=run_id, seq=row.seq,
+                                       reason="content does not match its keyed digest")
+        elif keys is not None:
+            raise JournalCorrupted(run_id=run_id, seq=row.seq,
+                                   reason="a plain sha256 digest where the keyed chain needs an "
+                                          "HMAC: written or rewritten without the chain key")
+        elif d != event_digest(run_id, row.seq, row.kind, row.step, row.payload_json,
+                               row.incarnation, row.at, row.prev_digest):
             raise JournalCorrupted(run_id=run_id, seq=row.seq,
                                    reason="content does not match its digest")
-        prev = row.digest
+        prev = d
     return list(rows)
 
 

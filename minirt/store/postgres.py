@@ -51,6 +51,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..canonical import digest_bytes
+from ..errors import MinirtError
 from ..run import (
     FENCED_EVENTS,
     TERMINAL,
@@ -68,6 +69,7 @@ from .base import (
     GENESIS,
     ArtifactMissing,
     Event,
+    JournalCorrupted,
     NewEvent,
     RunRecord,
     StoreFault,
@@ -76,6 +78,7 @@ from .base import (
     verify,
     verify_head,
 )
+from .chainkey import ChainKeys, ChainKeyUnknown, resolve
 from .pg_local import redact
 
 
@@ -165,8 +168,13 @@ class PostgresStore:
     """A durable, shared store in one PostgreSQL database (see the module docstring)."""
 
     def __init__(self, url: str, *, connect_timeout_s: int = 10,
-                 idle_in_transaction_timeout_ms: int = 60_000) -> None:
+                 idle_in_transaction_timeout_ms: int = 60_000,
+                 chain_key: ChainKeys | str | None = None) -> None:
         self.url = redact(url)  # Invariant: never holds a password (it goes into messages)
+        #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
+        self.chain_keys = resolve(chain_key)
+        #: Runs that :meth:`claim_next` skipped because their journal did not verify.
+        self.refused: dict[str, MinirtError] = {}
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
         self._rejections: list[tuple[Any, ...]] = []  # stale writes to record after rollback
@@ -315,6 +323,8 @@ class PostgresStore:
                     self._note_stale(run_id, event.kind, event.incarnation, current.incarnation,
                                      exc)
                 raise
+            if event.kind == "claim":  # verify before the claim writes anything (a resume)
+                self._verify_txn(db, run_id, (row[10], row[11]))
             self._write_run_txn(db, new, current.revision, event.at)
             if event.kind == "claim":
                 self._claimed_txn(db, new, event.at)
@@ -340,11 +350,22 @@ class PostgresStore:
         if workflows:
             sql += " AND workflow = ANY(%s)"
             args.append([str(w) for w in workflows])
-        sql += ' ORDER BY created_at, run_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED'
+        order = ' ORDER BY created_at, run_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED'
         with self.transaction() as db:
-            row = db.execute(sql, args).fetchone()
-            if row is None:
-                return None
+            skipped: list[str] = []
+            while True:
+                q = sql + (" AND NOT (run_id = ANY(%s))" if skipped else "") + order
+                row = db.execute(q, [*args, skipped] if skipped else args).fetchone()
+                if row is None:
+                    return None
+                try:  # verify before the claim writes anything; a corrupted run is skipped
+                    self._verify_txn(db, row[0], (row[-2], row[-1]))
+                except (JournalCorrupted, ChainKeyUnknown) as exc:
+                    self.refused[row[0]] = exc
+                    skipped.append(row[0])
+                    continue
+                self.refused.pop(row[0], None)
+                break
             rec = _record(row[:-2])
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
@@ -401,7 +422,7 @@ class PostgresStore:
 
     def _append_txn(self, db: Any, run_id: str, incarnation: int, last_seq: int,
                     last_digest: str, events: Sequence[NewEvent]) -> list[Event]:
-        rows = chain(run_id, incarnation, last_seq, last_digest, events)
+        rows = chain(run_id, incarnation, last_seq, last_digest, events, self.chain_keys)
         if not rows:
             return rows
         with db.cursor() as cur:
@@ -425,9 +446,15 @@ class PostgresStore:
                            one=True)
         rows = self._query(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
                            (run_id,))
-        events = verify(run_id, [Event(*r) for r in rows])
+        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
+
+    def _verify_txn(self, db: Any, run_id: str, head: tuple[int, str]) -> None:
+        """Verify the run's whole journal inside the open transaction (before a claim)."""
+        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
+                          (run_id,)).fetchall()
+        verify_head(run_id, verify(run_id, [Event(*r) for r in rows], self.chain_keys), head)
 
     # -- artifacts and kv ---------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..canonical import digest_bytes
+from ..errors import MinirtError
 from ..run import (
     TERMINAL,
     DuplicateRun,
@@ -43,6 +44,7 @@ from .base import (
     GENESIS,
     ArtifactMissing,
     Event,
+    JournalCorrupted,
     NewEvent,
     RunRecord,
     StoreFault,
@@ -51,6 +53,7 @@ from .base import (
     verify,
     verify_head,
 )
+from .chainkey import ChainKeys, ChainKeyUnknown, resolve
 
 
 class StoreUnreadable(StoreFault):
@@ -113,13 +116,19 @@ class SQLiteStore:
     """A durable store in one SQLite file. ``path=":memory:"`` gives a non-durable one for demos."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL",
-                 busy_timeout_ms: int = 10_000) -> None:
+                 busy_timeout_ms: int = 10_000, chain_key: ChainKeys | str | None = None
+                 ) -> None:
         self.path = str(path)
+        #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
+        self.chain_keys = resolve(chain_key)
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
         # run_id -> (incarnation, last_seq, last_digest) as this process last wrote them. Only a
         # hint: the fast append path re-checks all three in its UPDATE's WHERE clause.
         self._heads: dict[str, tuple[int, int, str]] = {}
+        #: Runs that :meth:`claim_next` skipped because their journal did not verify (run id ->
+        #: the error). They stay as they are, for an operator (``minirt show`` names the row).
+        self.refused: dict[str, MinirtError] = {}
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None,
                                        check_same_thread=False, timeout=busy_timeout_ms / 1000)
@@ -231,6 +240,8 @@ class SQLiteStore:
                 raise RevisionConflict(run_id=run_id, expected=expected_revision,
                                        actual=current.revision)
             new = self.apply_event(current, event)
+            if event.kind == "claim":  # verify before the claim writes anything (a resume)
+                self._verify_txn(db, run_id, (row[10], row[11]))
             self._write_run_txn(db, new, current.revision, event.at)
             if events:
                 self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
@@ -256,9 +267,22 @@ class SQLiteStore:
             sql += f" AND workflow IN ({','.join('?' * len(workflows))})"
             args += list(workflows)
         with self.transaction() as db:
-            row = db.execute(sql + " ORDER BY created_at, run_id LIMIT 1", args).fetchone()
-            if row is None:
-                return None
+            skipped: list[str] = []
+            while True:
+                q = sql + (f" AND run_id NOT IN ({','.join('?' * len(skipped))})"
+                           if skipped else "")
+                row = db.execute(q + " ORDER BY created_at, run_id LIMIT 1",
+                                 [*args, *skipped]).fetchone()
+                if row is None:
+                    return None
+                try:  # verify before the claim writes anything; a corrupted run is skipped
+                    self._verify_txn(db, row[0], (row[-2], row[-1]))
+                except (JournalCorrupted, ChainKeyUnknown) as exc:
+                    self.refused[row[0]] = exc
+                    skipped.append(row[0])
+                    continue
+                self.refused.pop(row[0], None)
+                break
             rec = _record(row[:-2])
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
@@ -293,7 +317,7 @@ class SQLiteStore:
             if head is not None and head[0] == incarnation and events:
                 # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
                 # appended meanwhile (last_seq) and moves the head; then the INSERT.
-                rows = chain(run_id, incarnation, head[1], head[2], events)
+                rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
                 cur = db.execute(
                     "UPDATE runs SET last_seq=?, last_digest=?,"
                     " lease_expires_at=COALESCE(?, lease_expires_at)"
@@ -327,7 +351,7 @@ class SQLiteStore:
 
     def _append_txn(self, db: sqlite3.Connection, run_id: str, incarnation: int, last_seq: int,
                     last_digest: str, events: Sequence[NewEvent]) -> list[Event]:
-        rows = chain(run_id, incarnation, last_seq, last_digest, events)
+        rows = chain(run_id, incarnation, last_seq, last_digest, events, self.chain_keys)
         if not rows:
             return rows
         self._insert_txn(db, rows)
@@ -358,9 +382,15 @@ class SQLiteStore:
                                         " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
-        events = verify(run_id, _events_from_rows(rows))
+        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
+
+    def _verify_txn(self, db: sqlite3.Connection, run_id: str, head: tuple[int, str]) -> None:
+        """Verify the run's whole journal inside the open transaction (before a claim)."""
+        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=? ORDER BY seq",
+                          (run_id,)).fetchall()
+        verify_head(run_id, verify(run_id, _events_from_rows(rows), self.chain_keys), head)
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
@@ -430,8 +460,10 @@ def _store_error(path: str, exc: sqlite3.DatabaseError) -> StoreFault:
     return StoreUnreadable(path=path, reason=str(exc))
 
 
-def _digest_blob(d: str) -> bytes:
-    return bytes.fromhex(d.removeprefix("sha256:"))
+def _digest_blob(d: str) -> bytes | str:
+    # A plain digest is kept as its 32 raw bytes; a keyed one (hmac-sha256:<key id>:<hex>) as
+    # text, which keeps its key id (SQLite stores either in the BLOB column).
+    return bytes.fromhex(d[7:]) if d.startswith("sha256:") else d
 
 
 def _digest_text(value: bytes | str) -> str:
