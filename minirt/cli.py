@@ -7,6 +7,7 @@
     minirt submit --store URL --app module:attr WORKFLOW INPUT_JSON [--run-id ID]
     minirt runs   --store URL [--state S]
     minirt show   --store URL RUN_ID
+    minirt prune  --store URL --older-than DURATION [--dry-run]
 
 ``--app module:attr`` names a function ``attr(store) -> Runtime`` that returns a Runtime
 configured with the application's tools and workflows on the store it is given. The worker sets
@@ -21,6 +22,11 @@ run and goes on with the next. SIGTERM or SIGINT drains: each thread stops at th
 checkpoint, releases the run (it becomes pending, claimable at once by another worker) and the
 process exits 0; a second signal exits at once (the lease then lapses and another worker takes
 the run over). On exit the worker prints one line ``minirt-worker-summary {json}`` with its counts.
+
+``prune`` deletes finished runs (succeeded, failed, cancelled) whose last change is older than
+``DURATION`` (``90s``, ``45m``, ``12h``, ``30d``, ``2w``, or seconds), with their journals, kv
+and the artifacts nothing else names; it never touches a run that has not finished.
+``--dry-run`` prints what it would delete and deletes nothing.
 
 Errors are named (:class:`~minirt.errors.MinirtError`): the command prints ``minirt: <message>``
 on stderr and exits 2. Nothing else is written to stderr.
@@ -364,6 +370,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def parse_duration(text: str) -> float:
+    """``"30d"`` -> seconds. Units s, m, h, d, w; a bare number is seconds."""
+    t = text.strip().lower()
+    unit = _UNITS.get(t[-1:], None) if t else None
+    number = t[:-1] if unit is not None else t
+    try:
+        value = float(number) * (unit or 1.0)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0 or value == float("inf"):
+        raise CliInputInvalid(argument="--older-than",
+                              reason=f"{text!r} is not a duration (e.g. 90s, 45m, 12h, 30d, 2w)")
+    return value
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    age = parse_duration(args.older_than)
+    store = open_store(args.store)
+    try:
+        report = store.prune(age, now=time.time(), dry_run=args.dry_run)
+    finally:
+        store.close()
+    verb = "would delete" if report.dry_run else "deleted"
+    for run_id in report.runs:
+        print(f"{verb} {run_id}")
+    print(f"{verb} {len(report.runs)} finished run(s) last changed over {args.older_than} ago:"
+          f" {report.events} event(s), {report.kv} kv item(s), {report.artifacts} artifact(s)")
+    return 0
+
+
 def _t(at: float | None) -> str:
     return "" if at is None else f"{at:.3f}"
 
@@ -405,6 +444,12 @@ def parser() -> argparse.ArgumentParser:
     sh.add_argument("--store", required=True)
     sh.add_argument("run_id")
     sh.set_defaults(fn=cmd_show)
+
+    pr = sub.add_parser("prune", help="delete finished runs older than a duration")
+    pr.add_argument("--store", required=True)
+    pr.add_argument("--older-than", required=True, help="e.g. 30d, 12h, 45m, 90s, 2w")
+    pr.add_argument("--dry-run", action="store_true", help="report, delete nothing")
+    pr.set_defaults(fn=cmd_prune)
     return p
 
 

@@ -36,7 +36,7 @@ from .errors import MinirtError, RecordedError, ToolError, from_record
 from .faults import Faults
 from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
-from .run import RunEvent, RunState, StaleIncarnation
+from .run import RunEvent, RunIsTerminal, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store, StoreFault
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall, has_lookup
 
@@ -678,13 +678,16 @@ class Runtime:
 
     def signal(self, run_id: str, name: str, payload: Any = None) -> None:
         """Deliver the signal ``name`` to a run (idempotent: the first payload wins). A waiting
-        run becomes PENDING again, ready for any worker to claim."""
+        run becomes PENDING again, ready for any worker to claim. A finished run refuses a new
+        signal with :class:`~minirt.run.RunIsTerminal`."""
         key = f"signal:{name}"
         text = canonical_json(payload)
         with self.store.transaction():  # look and write at once (see _suspend)
             if self.store.kv_get(run_id, key) is not None:
                 return
             run = self.store.get_run(run_id).run
+            if run.is_terminal:  # nothing will ever read it: refuse instead of storing it
+                raise RunIsTerminal(run_id=run_id, state=run.state.value, event="signal")
             now = self.clock.now()
             if run.state is RunState.WAITING:
                 self.store.transition(run_id, RunEvent("wake", at=now),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -197,6 +198,47 @@ def verify_head(run_id: str, events: Sequence[Event], head: Sequence[Any] | None
 
 
 @dataclass(frozen=True)
+class PruneReport:
+    """What :meth:`Store.prune` deleted (or, with ``dry_run``, would delete)."""
+
+    runs: tuple[str, ...]  # the run ids, oldest first
+    events: int
+    kv: int
+    artifacts: int
+    dry_run: bool
+
+
+class PruneInvalid(MinirtError):
+    """A retention request that cannot be right (a negative age, a NaN). Nothing was deleted."""
+
+    fields = ("reason",)
+    template = "prune: {reason}"
+
+
+_ARTIFACT_REF = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def artifact_refs(texts: Iterator[str] | Sequence[str]) -> set[str]:
+    """Every artifact digest a run's journal payloads or kv values could name.
+
+    Deliberately broad (any ``sha256:<64 hex>`` in the text, not only ``{"$artifact": ...}``): an
+    artifact is deleted only when nothing left names it, so a false match keeps a blob, never
+    loses one."""
+    out: set[str] = set()
+    for text in texts:
+        if "sha256:" in text:
+            out.update(_ARTIFACT_REF.findall(text))
+    return out
+
+
+def check_prune_age(older_than: float) -> float:
+    age = float(older_than)
+    if not age >= 0:  # NaN too
+        raise PruneInvalid(reason=f"older_than must be a duration of 0 s or more, not {age!r}")
+    return age
+
+
+@dataclass(frozen=True)
 class RunRecord:
     """A run plus what it was started with."""
 
@@ -239,6 +281,8 @@ class Store(Protocol):
     def kv_items(self, run_id: str) -> dict[str, str]: ...
 
     def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None: ...
+
+    def prune(self, older_than: float, *, now: float, dry_run: bool = False) -> PruneReport: ...
 
     def close(self) -> None: ...
 

@@ -71,10 +71,13 @@ from .base import (
     Event,
     JournalCorrupted,
     NewEvent,
+    PruneReport,
     RunRecord,
     StoreFault,
     StoreFull,
+    artifact_refs,
     chain,
+    check_prune_age,
     verify,
     verify_head,
 )
@@ -516,6 +519,49 @@ class PostgresStore:
                            " (run_id, key) DO UPDATE SET value=excluded.value",
                            (run_id, key, value))
 
+    # -- retention ----------------------------------------------------------------------------
+
+    def prune(self, older_than: float, *, now: float, dry_run: bool = False) -> PruneReport:
+        """Delete every *finished* run (succeeded, failed, cancelled) last changed more than
+        ``older_than`` seconds before ``now``, with its journal, kv, claim history and stale-write
+        records, and every artifact that no remaining run names. A run in any other state is
+        never touched (its row is locked and re-checked). One transaction; ``dry_run`` computes
+        the same report and rolls back."""
+        cutoff = now - check_prune_age(older_than)
+        report: PruneReport | None = None
+        try:
+            with self.transaction() as db:
+                ids = [r[0] for r in db.execute(
+                    "SELECT run_id FROM runs WHERE state = ANY(%s) AND updated_at < %s"
+                    ' ORDER BY updated_at, run_id COLLATE "C" FOR UPDATE',
+                    (list(_TERMINAL_VALUES), cutoff)).fetchall()]
+                refs: set[str] = set()
+                n_events = n_kv = 0
+                for run_id in ids:
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT payload_json FROM events WHERE run_id=%s", (run_id,)).fetchall()])
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT value FROM kv WHERE run_id=%s", (run_id,)).fetchall()])
+                    n_events += db.execute("DELETE FROM events WHERE run_id=%s",
+                                           (run_id,)).rowcount
+                    n_kv += db.execute("DELETE FROM kv WHERE run_id=%s", (run_id,)).rowcount
+                    for table in ("incarnations", "stale_writes", "runs"):
+                        db.execute(f"DELETE FROM {table} WHERE run_id=%s", (run_id,))
+                n_art = 0
+                for d in sorted(refs):  # only blobs nothing left names (shared ones stay)
+                    if db.execute("SELECT 1 FROM events WHERE strpos(payload_json, %s) > 0"
+                                  " UNION ALL SELECT 1 FROM kv WHERE strpos(value, %s) > 0"
+                                  " LIMIT 1", (d, d)).fetchone() is None:
+                        n_art += db.execute("DELETE FROM artifacts WHERE digest=%s",
+                                            (d,)).rowcount
+                report = PruneReport(tuple(ids), n_events, n_kv, n_art, dry_run)
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        assert report is not None
+        return report
+
     # -- what only this store offers: fencing evidence ---------------------------------------
 
     def stale_writes(self, run_id: str | None = None) -> list[dict[str, Any]]:
@@ -561,6 +607,13 @@ class PostgresStore:
         with self._lock, self._guard():
             cur = self._db.execute(sql, args)
             return cur.fetchone() if one else cur.fetchall()
+
+
+_TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
+
+
+class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
+    pass
 
 
 def _first_line(exc: BaseException) -> str:

@@ -46,10 +46,13 @@ from .base import (
     Event,
     JournalCorrupted,
     NewEvent,
+    PruneReport,
     RunRecord,
     StoreFault,
     StoreFull,
+    artifact_refs,
     chain,
+    check_prune_age,
     verify,
     verify_head,
 )
@@ -437,6 +440,47 @@ class SQLiteStore:
                            " (run_id, key) DO UPDATE SET value=excluded.value",
                            (run_id, key, value))
 
+    # -- retention ----------------------------------------------------------------------------
+
+    def prune(self, older_than: float, *, now: float, dry_run: bool = False) -> PruneReport:
+        """Delete every *finished* run (succeeded, failed, cancelled) last changed more than
+        ``older_than`` seconds before ``now``, with its journal, its kv, and every artifact that
+        no remaining run names. A run in any other state is never touched. One transaction:
+        all of it or nothing; ``dry_run`` computes the same report and rolls back."""
+        cutoff = now - check_prune_age(older_than)
+        report: PruneReport | None = None
+        try:
+            with self.transaction() as db:
+                ids = [r[0] for r in db.execute(
+                    "SELECT run_id FROM runs WHERE state IN (?,?,?) AND updated_at < ?"
+                    " ORDER BY updated_at, run_id", (*_TERMINAL_VALUES, cutoff))]
+                refs: set[str] = set()
+                n_events = n_kv = 0
+                for run_id in ids:
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT payload_json FROM events WHERE run_id=?", (run_id,))])
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT value FROM kv WHERE run_id=?", (run_id,))])
+                    n_events += db.execute("DELETE FROM events WHERE run_id=?",
+                                           (run_id,)).rowcount
+                    n_kv += db.execute("DELETE FROM kv WHERE run_id=?", (run_id,)).rowcount
+                    db.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+                    self._heads.pop(run_id, None)
+                n_art = 0
+                for d in sorted(refs):  # only blobs nothing left names (shared ones stay)
+                    if db.execute("SELECT 1 FROM events WHERE instr(payload_json, ?) > 0"
+                                  " UNION ALL SELECT 1 FROM kv WHERE instr(value, ?) > 0"
+                                  " LIMIT 1", (d, d)).fetchone() is None:
+                        n_art += db.execute("DELETE FROM artifacts WHERE digest=?",
+                                            (d,)).rowcount
+                report = PruneReport(tuple(ids), n_events, n_kv, n_art, dry_run)
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        assert report is not None
+        return report
+
     def _query_one(self, sql: str, args: tuple[Any, ...]) -> Any:
         with self._lock:
             try:
@@ -446,6 +490,10 @@ class SQLiteStore:
 
 
 _TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
+
+
+class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
+    pass
 
 
 def _is_full(exc: sqlite3.DatabaseError) -> bool:
