@@ -24,8 +24,13 @@ Guarantees (what PostgreSQL gives, and what this file adds):
   rolled back), and every claim in ``incarnations`` with its place in one server-wide sequence
   that also numbers every journal row: :meth:`fencing_audit` lists any journal row that an old
   incarnation wrote after a newer one had claimed the run (it should always be empty).
-- Reading a journal verifies its hash chain (:func:`minirt.store.base.verify`) and its end
-  against the run's recorded head, so a changed, removed or reordered row is reported.
+- Reading a journal verifies its hash chain (:func:`minirt.store.base.verify`; keyed with a
+  chain key, :mod:`minirt.store.chainkey`) and its end against the run's recorded head, so a
+  changed, removed or reordered row is reported; every claim verifies it too, under the row
+  lock and before writing (``claim_next`` skips a run that does not verify). A full disk
+  (SQLSTATE 53100) is :class:`~minirt.store.base.StoreFull`, the transaction rolled back.
+- :meth:`PostgresStore.prune` deletes finished runs only, with their journals, kv, claim
+  history and artifacts.
 
 Does not:
 

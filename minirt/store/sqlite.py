@@ -7,8 +7,13 @@ Guarantees:
 - Every worker write is one transaction (``BEGIN IMMEDIATE``) that checks the fencing token, so a
   stale incarnation writes nothing; a run transition and the journal rows recording it commit
   together or not at all.
-- Reading a journal verifies the hash chain (see :mod:`minirt.store.base`); a file that is not a
-  SQLite database, or a row that was altered, raises a named error.
+- Reading a journal verifies the hash chain (see :mod:`minirt.store.base`), keyed when a chain
+  key is given (:mod:`minirt.store.chainkey`); so does every claim, inside its transaction and
+  before it writes (``claim_next`` skips a run that does not verify and names it in
+  :attr:`SQLiteStore.refused`). A file that is not a SQLite database, or a row that was altered,
+  raises a named error; a full disk (or ``max_page_count``) raises :class:`StoreFull` with the
+  write rolled back.
+- :meth:`SQLiteStore.prune` deletes finished runs only, with their journals, kv and artifacts.
 
 Does not: share a file across machines (use :mod:`minirt.store.postgres`), or protect against a
 disk that lies about fsync.
