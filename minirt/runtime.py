@@ -32,7 +32,14 @@ from typing import Any, Protocol
 
 from .canonical import bounded_repr, canonical_json, digest, normalise
 from .clock import Clock, SystemClock
-from .errors import MinirtError, RecordedError, ToolError, from_record
+from .errors import (
+    MinirtError,
+    RecordedError,
+    ToolError,
+    describe_exception,
+    from_record,
+    safe_str,
+)
 from .faults import Faults
 from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
@@ -374,11 +381,11 @@ class Context:
                                                              "error": exc.to_record()}, exc)
         except Exception as exc:
             if tool.effect is EffectClass.PURE:
-                err = RecordedError(type_name=type(exc).__name__, detail=str(exc))
+                err = RecordedError(type_name=type(exc).__name__, detail=safe_str(exc))
                 return self._record_outcome(call, "tool_error",
                                             {"effect_key": call.effect_key,
                                              "error": err.to_record()}, err)
-            return self._reconcile(tool, call, f"{type(exc).__name__}: {exc}")
+            return self._reconcile(tool, call, describe_exception(exc))
         rt.faults.hit("after_provider_commit", step=call.step, tool=call.tool)
         value = normalise(value)
         rt.faults.hit("before_result", step=call.step, tool=call.tool)
@@ -625,8 +632,12 @@ class Runtime:
         except (MinirtError, ToolError) as exc:
             return self._fail(ctx, exc)
         except Exception as exc:  # a bug in the workflow: recorded, so it is visible and final
-            return self._fail(ctx, RecordedError(type_name=type(exc).__name__, detail=str(exc)))
-        value = normalise(value)
+            return self._fail(ctx, RecordedError(type_name=type(exc).__name__,
+                                                 detail=safe_str(exc)))
+        try:
+            value = normalise(value, "result")
+        except MinirtError as exc:  # a result that is not JSON: the run fails, named
+            return self._fail(ctx, exc)
         if self.store.get_run(run_id).run.state is RunState.UNCERTAIN:
             self._finish(ctx, "effect_resolved", {})
         self.faults.hit("before_complete", run_id=run_id)

@@ -140,3 +140,65 @@ def test_hostile_step_values_fail_the_run_with_a_named_error(rt, name):
     assert out.state is RunState.FAILED and type(out.error) is NotCanonical
     steps = [e.payload for e in rt.store.read("r1") if e.kind == "step"]
     assert [s["error"]["type"] for s in steps] == ["NotCanonical"]  # the refusal, not the value
+
+
+# -- workflow results that are not JSON, exceptions that cannot be printed (items 2 and 3) -----
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("__str__ is broken")
+
+
+def test_a_result_that_is_not_json_fails_the_run_named_and_never_jams_the_worker(rt):
+    def returns_a_set(ctx, inp):
+        return {1, 2}
+
+    def healthy(ctx, inp):
+        return ctx.step("ok", lambda: "fine")
+
+    rt.workflows.update(bad=returns_a_set, healthy=healthy)
+    rt.start("bad", {}, run_id="a-bad")
+    rt.start("healthy", {}, run_id="b-healthy")
+    outs = {o.run_id: o for o in rt.work()}
+    assert outs["a-bad"].state is RunState.FAILED
+    assert type(outs["a-bad"].error) is NotCanonical
+    assert "value at result is not canonical JSON" in str(outs["a-bad"].error)
+    assert outs["b-healthy"].result() == "fine"
+    assert rt.outcome("a-bad").state is RunState.FAILED  # recorded, and replayed the same
+    assert type(rt.outcome("a-bad").error) is NotCanonical
+
+
+def test_an_exception_whose_str_raises_is_recorded_with_a_safe_description(rt):
+    def broken(ctx, inp):
+        raise Unprintable()
+
+    rt.workflows["broken"] = broken
+    out = rt.run_workflow("broken", {}, run_id="r1")
+    assert out.state is RunState.FAILED
+    assert out.error.type_name == "Unprintable"
+    assert "str() failed with RuntimeError" in out.error.detail
+    assert rt.outcome("r1").error.detail == out.error.detail
+
+
+def test_a_keyed_tool_raising_an_unprintable_error_never_fails_with_its_intent_open(tmp_path):
+    from minirt.journal import Journal
+
+    sent: list[int] = []
+
+    def flaky(call: ToolCall, amount: int) -> Any:
+        sent.append(amount)
+        raise Unprintable()
+
+    def pay(ctx, inp):
+        return ctx.call_tool("flaky", {"amount": 3000})
+
+    runtime = Runtime(SQLiteStore(tmp_path / "runs.sqlite"), clock=FakeClock(1000.0),
+                      tools=[FunctionTool(flaky, name="flaky", effect=EffectClass.KEYED)],
+                      workflows={"pay": pay})
+    out = runtime.run_workflow("pay", {}, run_id="r1")
+    open_intents = Journal.load(runtime.store, "r1").unresolved()
+    # the outcome stays unknown (UNCERTAIN, for reconciliation) or is recorded: never FAILED
+    # with a real effect that nobody will ever reconcile
+    assert not (out.state is RunState.FAILED and open_intents), out
+    assert sent, "the tool was called"
+    runtime.close()
