@@ -27,8 +27,12 @@ from typing import Any
 
 from .errors import MinirtError
 
-#: Containers nested deeper than this are refused (far below Python's recursion limit).
+#: Containers nested deeper than this are refused by :func:`normalise` (far below Python's
+#: recursion limit): the runtime normalises every value it records with this bound.
 MAX_DEPTH = 100
+#: :func:`canonical_json` and :func:`digest` allow this many more levels, for the payloads that
+#: wrap a recorded value (``{"result": value}``...): a value accepted once stays accepted there.
+WRAP_DEPTH = 16
 #: Integers with more decimal digits than this are refused (Python's own default str() limit).
 MAX_INT_DIGITS = 4300
 _INT_BOUND = 10**MAX_INT_DIGITS
@@ -44,7 +48,7 @@ class NotCanonical(MinirtError):
     template = "value at {path} is not canonical JSON: {reason}"
 
 
-def normalise(value: Any, path: str = "$", _depth: int = 0) -> Any:
+def normalise(value: Any, path: str = "$", _depth: int = 0, _limit: int = MAX_DEPTH) -> Any:
     """Return plain JSON data (dict/list/str/int/float/bool/None) with strings in NFC form.
 
     Subclasses of str, int, float, dict and list come back as the plain base type, so an object
@@ -64,13 +68,13 @@ def normalise(value: Any, path: str = "$", _depth: int = 0) -> Any:
         if not math.isfinite(value):
             raise NotCanonical(path=path, reason=f"{value!r} has no JSON form")
         return value
-    if _depth >= MAX_DEPTH and (t is dict or t is list or t is tuple):
-        raise NotCanonical(path=path, reason=f"nested deeper than {MAX_DEPTH} levels")
+    if _depth >= _limit and (t is dict or t is list or t is tuple):
+        raise NotCanonical(path=path, reason=f"nested deeper than {_limit} levels")
     if t is dict:
-        return _normalise_dict(value, path, _depth + 1)
+        return _normalise_dict(value, path, _depth + 1, _limit)
     if t is list or t is tuple:
-        return [normalise(v, f"{path}[{i}]", _depth + 1) for i, v in enumerate(value)]
-    return _normalise_other(value, path, _depth)
+        return [normalise(v, f"{path}[{i}]", _depth + 1, _limit) for i, v in enumerate(value)]
+    return _normalise_other(value, path, _depth, _limit)
 
 
 def _nfc(text: str, path: str) -> str:
@@ -83,7 +87,8 @@ def _nfc(text: str, path: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-def _normalise_dict(value: dict[Any, Any], path: str, depth: int) -> dict[str, Any]:
+def _normalise_dict(value: dict[Any, Any], path: str, depth: int, limit: int
+                    ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():
         if not isinstance(k, str):
@@ -93,28 +98,28 @@ def _normalise_dict(value: dict[Any, Any], path: str, depth: int) -> dict[str, A
             nk = _nfc(nk, f"{path}.{ascii(nk)}")
         if nk in out:
             raise NotCanonical(path=path, reason=f"two keys normalise to {nk!r}")
-        out[nk] = normalise(v, f"{path}.{nk}", depth)
+        out[nk] = normalise(v, f"{path}.{nk}", depth, limit)
     return out
 
 
-def _normalise_other(value: Any, path: str, depth: int) -> Any:
+def _normalise_other(value: Any, path: str, depth: int, limit: int) -> Any:
     if isinstance(value, Enum):
-        return normalise(value.value, path, depth)
+        return normalise(value.value, path, depth, limit)
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
-        return normalise(int.__index__(value), path, depth)
+        return normalise(int.__index__(value), path, depth, limit)
     if isinstance(value, float):
-        return normalise(float.__float__(value), path, depth)
+        return normalise(float.__float__(value), path, depth, limit)
     if isinstance(value, str):
-        return normalise(str.__str__(value), path, depth)
+        return normalise(str.__str__(value), path, depth, limit)
     if isinstance(value, dict):
-        return normalise(dict(value), path, depth)
+        return normalise(dict(value), path, depth, limit)
     if isinstance(value, (list, tuple)):
-        return normalise(list(value), path, depth)
+        return normalise(list(value), path, depth, limit)
     dump = getattr(type(value), "model_dump", None)  # pydantic models
     if callable(dump):
-        return normalise(value.model_dump(mode="json"), path, depth)
+        return normalise(value.model_dump(mode="json"), path, depth, limit)
     raise NotCanonical(path=path, reason=f"type {type(value).__name__} is not JSON data")
 
 
@@ -128,7 +133,7 @@ def canonical_json(value: Any, *, normalised: bool = False) -> str:
     ``normalised=True`` promises that ``value`` already came out of :func:`normalise` (the
     runtime's hot path builds payloads from normalised parts) and skips the second pass.
     """
-    return _encode(value if normalised else normalise(value))
+    return _encode(value if normalised else normalise(value, _limit=MAX_DEPTH + WRAP_DEPTH))
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from minirt.canonical import MAX_DEPTH, NotCanonical, canonical_json, digest
+from minirt.canonical import MAX_DEPTH, WRAP_DEPTH, NotCanonical, canonical_json, digest, normalise
 from minirt.clock import FakeClock
 from minirt.ids import MAX_RUN_ID_LENGTH, InvalidRunId, check_run_id
 from minirt.run import RunState
@@ -38,7 +38,7 @@ HOSTILE_VALUES = {
     "NaN": float("nan"),
     "infinity": float("inf"),
     "100000-deep nesting": nested(100_000),
-    "one level too deep": nested(MAX_DEPTH + 1),
+    "too deep even for a payload": nested(MAX_DEPTH + WRAP_DEPTH + 1),
 }
 
 
@@ -54,6 +54,13 @@ def test_canonical_json_of_hostile_values_is_a_named_error(name):
 
 def test_limits_are_inclusive_of_what_json_can_really_carry():
     assert canonical_json(nested(MAX_DEPTH)).count("[") == MAX_DEPTH
+    assert normalise(nested(MAX_DEPTH)) == nested(MAX_DEPTH)
+    with pytest.raises(NotCanonical, match=f"deeper than {MAX_DEPTH} levels"):
+        normalise(nested(MAX_DEPTH + 1))  # what the runtime records: at most MAX_DEPTH
+    wrapped: Any = nested(MAX_DEPTH)  # ...and an accepted value stays accepted once wrapped
+    for _ in range(WRAP_DEPTH):
+        wrapped = {"result": wrapped}
+    assert digest(wrapped) and canonical_json(wrapped)
     assert canonical_json(10**4299) == "1" + "0" * 4299
     assert canonical_json("caf\u00e9") == '"caf\u00e9"'
 
@@ -132,8 +139,10 @@ def test_hostile_tool_arguments_fail_the_run_with_a_named_error_and_send_nothing
 
 @pytest.mark.parametrize("name", ["lone surrogate", "5000-digit integer", "one level too deep"])
 def test_hostile_step_values_fail_the_run_with_a_named_error(rt, name):
+    value = nested(MAX_DEPTH + 1) if name == "one level too deep" else HOSTILE_VALUES[name]
+
     def hostile_step(ctx, inp):
-        return ctx.step("value", lambda: HOSTILE_VALUES[name])
+        return ctx.step("value", lambda: value)
 
     rt.workflows["hostile"] = hostile_step
     out = rt.run_workflow("hostile", {}, run_id="r1")
@@ -202,3 +211,68 @@ def test_a_keyed_tool_raising_an_unprintable_error_never_fails_with_its_intent_o
     assert not (out.state is RunState.FAILED and open_intents), out
     assert sent, "the tool was called"
     runtime.close()
+
+
+# -- a fuzzer: whatever the code passes, minirt answers with a named error or the value --------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from minirt.errors import MinirtError, RecordedError  # noqa: E402
+
+ODD_LEAVES = {  # built on demand, by name (hypothesis cannot even repr some of them)
+    "huge int": lambda: 10**5000, "huge negative int": lambda: -(10**5000),
+    "4299-digit int": lambda: 10**4299, "bytes": lambda: b"bytes", "set": lambda: {1},
+    "object": object, "deepest allowed": lambda: nested(MAX_DEPTH),
+    "one too deep": lambda: nested(MAX_DEPTH + 1), "5000 deep": lambda: nested(5000),
+    "at the tool bound": lambda: nested(MAX_DEPTH - 1),
+}
+leaves = (st.none() | st.booleans() | st.integers() | st.floats()
+          | st.text(st.characters(exclude_categories=()), max_size=8)  # surrogates included
+          | st.sampled_from(sorted(ODD_LEAVES)).map(lambda name: ODD_LEAVES[name]()))
+values = st.recursive(
+    leaves,
+    lambda inner: (st.lists(inner, max_size=3) | st.tuples(inner)
+                   | st.dictionaries(st.text(st.characters(exclude_categories=()), max_size=4)
+                                     | st.integers(), inner, max_size=3)),
+    max_leaves=8)
+
+
+def fuzz_runtime() -> Runtime:
+    def echo(call: ToolCall, **args: Any) -> Any:
+        return args
+
+    def via_tool(ctx, inp):
+        return ctx.call_tool("echo", {"v": ctx.runtime.fuzz_value})["v"]
+
+    def via_result(ctx, inp):
+        return ctx.runtime.fuzz_value
+
+    def via_step(ctx, inp):
+        return ctx.step("v", lambda: ctx.runtime.fuzz_value)
+
+    return Runtime(SQLiteStore(":memory:"), clock=FakeClock(1000.0),
+                   tools=[FunctionTool(echo, name="echo", effect=EffectClass.PURE)],
+                   workflows={"tool": via_tool, "result": via_result, "step": via_step})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=values, path=st.sampled_from(["tool", "result", "step"]))
+def test_fuzzed_arguments_and_results_only_ever_give_named_errors(value, path):
+    rt = fuzz_runtime()
+    rt.fuzz_value = value  # type: ignore[attr-defined]
+    try:  # what the runtime records: the tool's arguments {"v": value}, or the value itself
+        expected: Any = normalise({"v": value})["v"] if path == "tool" else normalise(value)
+    except NotCanonical:
+        expected = NotCanonical
+    out = rt.run_workflow(path, {}, run_id="fuzz")  # raises only if minirt lets a raw error out
+    if expected is NotCanonical:
+        assert out.state is RunState.FAILED
+        assert isinstance(out.error, MinirtError) and not isinstance(out.error, RecordedError), \
+            out.error
+    else:
+        assert out.state is RunState.SUCCEEDED, out.error
+        assert out.result() == expected
+        assert rt.outcome("fuzz").value == expected  # served back from the verified journal
+    rt.store.read("fuzz")
+    rt.close()
