@@ -364,9 +364,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if end:
         print(f"{next(iter(end))} {json.dumps(next(iter(end.values())), sort_keys=True)}"
               "  (from the verified journal)")
-    chain = (f"keyed chain (hmac-sha256, keys {', '.join(keys.key_ids)}) verified" if keys
-             else "hash chain (plain sha256) verified")
-    print(f"{len(events)} event(s), {chain}")
+    chain = (f"keyed: hmac-sha256, keys {', '.join(keys.key_ids)}" if keys
+             else "plain sha256; set MINIRT_CHAIN_KEY for a keyed chain")
+    print(f"{len(events)} event(s), hash chain verified ({chain})")
     return 0
 
 

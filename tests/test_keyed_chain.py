@@ -286,7 +286,7 @@ def test_minirt_show_verifies_the_keyed_chain_and_names_a_forged_row(store_url, 
     assert store.chain_keys is not None and store.chain_keys.key_ids == ("k1",)
     assert main(["show", "--store", store_url, "ticket-42"]) == 0
     out = capsys.readouterr().out
-    assert "keyed chain (hmac-sha256, keys k1) verified" in out
+    assert "hash chain verified (keyed: hmac-sha256, keys k1)" in out
     assert 'result {"refunded": 3000}  (from the verified journal)' in out
     seq = forge(store, "ticket-42", "decision", to_900000)
     store.close()
