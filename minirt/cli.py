@@ -48,6 +48,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import MinirtError
+from .ids import check_run_id
 from .journal import verified_end
 from .run import LeaseHeld, RevisionConflict, RunEvent, RunIsTerminal, RunState, StaleIncarnation
 from .runtime import Context, Runtime, RuntimeHook
@@ -344,6 +345,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    check_run_id(args.run_id)  # an argv that is not UTF-8 arrives with lone surrogates
     store = open_store(args.store)
     try:
         rec = store.get_run(args.run_id)

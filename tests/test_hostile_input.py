@@ -276,3 +276,24 @@ def test_fuzzed_arguments_and_results_only_ever_give_named_errors(value, path):
         assert rt.outcome("fuzz").value == expected  # served back from the verified journal
     rt.store.read("fuzz")
     rt.close()
+
+
+def test_lookups_with_an_unencodable_id_or_key_are_named_errors(rt, capsys):
+    from minirt.cli import main
+    from minirt.run import RunNotFound
+    from minirt.store.base import NotStorable
+
+    rt.start("charge", {"amount": 1}, run_id="ok")
+    for call, error in [(lambda: rt.run("\ud800"), RunNotFound),
+                        (lambda: rt.outcome("\ud800"), RunNotFound),
+                        (lambda: rt.signal("\ud800", "go"), NotStorable),
+                        (lambda: rt.signal("ok", "go\ud800"), NotStorable),
+                        (lambda: rt.store.read("\ud800"), NotStorable),
+                        (lambda: rt.store.kv_items("\ud800"), NotStorable),
+                        (lambda: rt.store.set_kv("ok", {"\ud800": "v"}), NotStorable)]:
+        with pytest.raises(error):
+            call()
+    assert rt.store.kv_items("ok") == {}
+    # a command line that is not UTF-8 reaches argv as lone surrogates
+    assert main(["show", "--store", rt.store.path, "\udcff"]) == 2
+    assert "invalid run id '\\udcff'" in capsys.readouterr().err

@@ -73,6 +73,21 @@ class StoreFull(StoreFault):
                 "space, then resume the run")
 
 
+class NotStorable(MinirtError):
+    """A text argument the store cannot encode (a lone surrogate in a run id, a kv key...).
+
+    Raised before anything is written; a run id is checked earlier still, at start
+    (:class:`minirt.ids.InvalidRunId`)."""
+
+    fields = ("reason",)
+    template = "the store cannot take this argument: {reason}"
+
+
+def not_storable(exc: UnicodeEncodeError) -> NotStorable:
+    bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else "?"
+    return NotStorable(reason=f"{ascii(bad)} at index {exc.start} has no UTF-8 form")
+
+
 class ArtifactMissing(MinirtError):
     fields = ("digest",)
     template = "artifact {digest} is referenced but not stored"

@@ -51,6 +51,7 @@ from .base import (
     Event,
     JournalCorrupted,
     NewEvent,
+    NotStorable,
     PruneReport,
     RunRecord,
     StoreFault,
@@ -58,6 +59,7 @@ from .base import (
     artifact_refs,
     chain,
     check_prune_age,
+    not_storable,
     verify,
     verify_head,
 )
@@ -177,6 +179,8 @@ class SQLiteStore:
                 self._abandon()
                 if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
                     raise _store_error(self.path, exc) from None
+                if isinstance(exc, UnicodeEncodeError):
+                    raise not_storable(exc) from None
                 raise
             else:
                 self._depth = 0
@@ -217,7 +221,10 @@ class SQLiteStore:
         return RunRecord(Run(run_id), workflow, input_json, at)
 
     def get_run(self, run_id: str) -> RunRecord:
-        row = self._query_one(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=?", (run_id,))
+        try:
+            row = self._query_one(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=?", (run_id,))
+        except NotStorable:  # a lone surrogate: no stored run can have this id
+            raise RunNotFound(run_id=ascii(run_id)) from None
         if row is None:
             raise RunNotFound(run_id=run_id)
         return _record(row)
@@ -390,6 +397,8 @@ class SQLiteStore:
                                         " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
         events = verify(run_id, _events_from_rows(rows), self.chain_keys)
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
@@ -425,8 +434,11 @@ class SQLiteStore:
 
     def kv_items(self, run_id: str) -> dict[str, str]:
         with self._lock:
-            rows = self._db.execute("SELECT key, value FROM kv WHERE run_id=? ORDER BY key",
-                                    (run_id,)).fetchall()
+            try:
+                rows = self._db.execute("SELECT key, value FROM kv WHERE run_id=? ORDER BY key",
+                                        (run_id,)).fetchall()
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
         return dict(rows)
 
     def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None:
@@ -492,6 +504,8 @@ class SQLiteStore:
                 return self._db.execute(sql, args).fetchone()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
 
 
 _TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
