@@ -76,6 +76,7 @@ from .base import (
     Event,
     JournalCorrupted,
     NewEvent,
+    NotStorable,
     PruneReport,
     RunRecord,
     StoreFault,
@@ -83,6 +84,7 @@ from .base import (
     artifact_refs,
     chain,
     check_prune_age,
+    not_storable,
     verify,
     verify_head,
 )
@@ -245,6 +247,8 @@ class PostgresStore:
         pass unchanged."""
         try:
             yield
+        except UnicodeEncodeError as exc:  # a lone surrogate in an id or key: nothing sent
+            raise not_storable(exc) from None
         except self._psycopg.OperationalError as exc:
             if getattr(exc, "sqlstate", None) == "53100":  # disk_full: nothing was committed
                 raise StoreFull(store=self.url, reason=_first_line(exc)) from None
@@ -292,8 +296,11 @@ class PostgresStore:
 
     def get_run(self, run_id: str) -> RunRecord:
         """The run. Inside :meth:`transaction` the run's row stays locked until the end of it."""
-        row = self._query(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=%s" + self._held(),
-                          (run_id,), one=True)
+        try:
+            row = self._query(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=%s" + self._held(),
+                              (run_id,), one=True)
+        except NotStorable:  # a lone surrogate: no stored run can have this id
+            raise RunNotFound(run_id=ascii(run_id)) from None
         if row is None:
             raise RunNotFound(run_id=run_id)
         return _record(row)
