@@ -297,3 +297,22 @@ def test_minirt_show_verifies_the_keyed_chain_and_names_a_forged_row(store_url, 
     s = open_store(store_url)
     assert s.chain_keys is None
     s.close()
+
+
+@pytest.mark.parametrize("chain_key", [None, KEY])
+def test_a_rewritten_input_json_is_refused_before_the_resume_writes_or_charges(store_url,
+                                                                              chain_key):
+    """The run row's input is outside the chain; its run_started event is inside."""
+    provider, clock = Provider(), FakeClock(1000.0)
+    store = open_with(store_url, chain_key)
+    rt = waiting_run(store, provider, clock)
+    ph = "%s" if is_pg(store) else "?"
+    with store.transaction() as db:
+        db.execute(f"UPDATE runs SET input_json={ph} WHERE run_id={ph}",
+                   ('{"order":"ord_666"}', "ticket-42"))
+    before = event_count(store, "ticket-42")
+    with pytest.raises(JournalCorrupted, match="input_json") as err:
+        rt.resume("ticket-42")
+    assert (err.value.run_id, err.value.seq) == ("ticket-42", 1)
+    assert event_count(store, "ticket-42") == before and provider.charged == []
+    store.close()

@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from ..canonical import canonical_json
 from ..errors import MinirtError
 from ..run import Run, RunEvent
 from .chainkey import PREFIX as KEYED_PREFIX
@@ -210,6 +211,28 @@ def verify_head(run_id: str, events: Sequence[Event], head: Sequence[Any] | None
     if events[last_seq - 1].digest != last_digest:
         raise JournalCorrupted(run_id=run_id, seq=last_seq,
                                reason="digest does not match the run's recorded head")
+
+
+def verify_origin(run_id: str, events: Sequence[Event], workflow: str, input_json: str) -> None:
+    """Check the run row's ``workflow`` and ``input_json`` (outside the chain) against the
+    journal's first event when it is the runtime's ``run_started`` record (inside the chain).
+
+    A resume executes the workflow on ``input_json``: a rewritten input (another order, another
+    amount) must not be replayed as if it had been started that way."""
+    if not events or events[0].kind != "run_started":
+        return
+    try:
+        started = json.loads(events[0].payload_json)
+        if not (isinstance(started, dict) and "workflow" in started and "input" in started):
+            return  # not the runtime's record (a store used directly): nothing to compare
+        same = (started["workflow"] == workflow
+                and canonical_json(started["input"]) == input_json)
+    except (ValueError, MinirtError):
+        same = False
+    if not same:
+        raise JournalCorrupted(run_id=run_id, seq=events[0].seq,
+                               reason="the run row's workflow or input_json does not match the "
+                                      "journal's run_started event")
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,7 @@ from .base import (
     not_storable,
     verify,
     verify_head,
+    verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
 from .pg_local import redact
@@ -339,7 +340,7 @@ class PostgresStore:
                                      exc)
                 raise
             if event.kind == "claim":  # verify before the claim writes anything (a resume)
-                self._verify_txn(db, run_id, (row[10], row[11]))
+                self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
             if event.kind == "claim":
                 self._claimed_txn(db, new, event.at)
@@ -374,7 +375,7 @@ class PostgresStore:
                 if row is None:
                     return None
                 try:  # verify before the claim writes anything; a corrupted run is skipped
-                    self._verify_txn(db, row[0], (row[-2], row[-1]))
+                    self._verify_txn(db, row)
                 except (JournalCorrupted, ChainKeyUnknown) as exc:
                     self.refused[row[0]] = exc
                     skipped.append(row[0])
@@ -465,11 +466,16 @@ class PostgresStore:
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
 
-    def _verify_txn(self, db: Any, run_id: str, head: tuple[int, str]) -> None:
-        """Verify the run's whole journal inside the open transaction (before a claim)."""
+    def _verify_txn(self, db: Any, row: Sequence[Any]) -> None:
+        """Verify the run's whole journal inside the open transaction (before a claim), and the
+        run row's workflow and input against the journal's first event (``row``: the run's
+        columns, ending with its head ``last_seq, last_digest``)."""
+        run_id = row[0]
         rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
                           (run_id,)).fetchall()
-        verify_head(run_id, verify(run_id, [Event(*r) for r in rows], self.chain_keys), head)
+        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
+        verify_head(run_id, events, (row[-2], row[-1]))
+        verify_origin(run_id, events, row[1], row[2])
 
     # -- artifacts and kv ---------------------------------------------------------------------
 

@@ -62,6 +62,7 @@ from .base import (
     not_storable,
     verify,
     verify_head,
+    verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
 
@@ -256,7 +257,7 @@ class SQLiteStore:
                                        actual=current.revision)
             new = self.apply_event(current, event)
             if event.kind == "claim":  # verify before the claim writes anything (a resume)
-                self._verify_txn(db, run_id, (row[10], row[11]))
+                self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
             if events:
                 self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
@@ -291,7 +292,7 @@ class SQLiteStore:
                 if row is None:
                     return None
                 try:  # verify before the claim writes anything; a corrupted run is skipped
-                    self._verify_txn(db, row[0], (row[-2], row[-1]))
+                    self._verify_txn(db, row)
                 except (JournalCorrupted, ChainKeyUnknown) as exc:
                     self.refused[row[0]] = exc
                     skipped.append(row[0])
@@ -403,11 +404,16 @@ class SQLiteStore:
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
 
-    def _verify_txn(self, db: sqlite3.Connection, run_id: str, head: tuple[int, str]) -> None:
-        """Verify the run's whole journal inside the open transaction (before a claim)."""
+    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> None:
+        """Verify the run's whole journal inside the open transaction (before a claim), and the
+        run row's workflow and input against the journal's first event (``row``: the run's
+        columns, ending with its head ``last_seq, last_digest``)."""
+        run_id = row[0]
         rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=? ORDER BY seq",
                           (run_id,)).fetchall()
-        verify_head(run_id, verify(run_id, _events_from_rows(rows), self.chain_keys), head)
+        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
+        verify_head(run_id, events, (row[-2], row[-1]))
+        verify_origin(run_id, events, row[1], row[2])
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
