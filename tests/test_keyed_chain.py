@@ -19,10 +19,10 @@ import pytest
 
 from minirt.cli import main
 from minirt.clock import FakeClock
-from minirt.run import RunState
+from minirt.run import RunEvent, RunState
 from minirt.runtime import Runtime, ScriptedModel
 from minirt.store import open_store
-from minirt.store.base import JournalCorrupted, event_digest
+from minirt.store.base import JournalCorrupted, NewEvent, event_digest
 from minirt.store.chainkey import ChainKeyInvalid, ChainKeys, ChainKeyUnknown
 from minirt.store.postgres import PostgresStore
 from minirt.store.sqlite import SQLiteStore
@@ -315,4 +315,34 @@ def test_a_rewritten_input_json_is_refused_before_the_resume_writes_or_charges(s
         rt.resume("ticket-42")
     assert (err.value.run_id, err.value.seq) == ("ticket-42", 1)
     assert event_count(store, "ticket-42") == before and provider.charged == []
+    store.close()
+
+
+def test_a_resume_verifies_the_journal_once_and_replays_exactly_what_it_verified(tmp_path,
+                                                                                monkeypatch):
+    import minirt.store.sqlite as sqlite_mod
+
+    calls: list[int] = []
+    real_verify = sqlite_mod.verify
+
+    def counting(run_id, rows, keys=None):
+        calls.append(len(rows))
+        return real_verify(run_id, rows, keys)
+
+    provider, clock = Provider(), FakeClock(1000.0)
+    store = SQLiteStore(tmp_path / "runs.sqlite", chain_key=KEY)
+    rt = waiting_run(store, provider, clock)
+    monkeypatch.setattr(sqlite_mod, "verify", counting)
+    assert rt.resume("ticket-42").result() == {"refunded": 3000}
+    assert len(calls) == 1  # in the claim's transaction, before it wrote; the replay reused it
+    # a claim remembers what it verified; if the head moves before the read (another writer
+    # appended), the read does not use it: it reads and verifies in full, and sees the new row
+    rt.start("support", {"order": "ord_43"}, run_id="ticket-43")
+    claimed = store.transition("ticket-43", RunEvent("claim", at=clock.now(), worker_id="w"))
+    other = SQLiteStore(tmp_path / "runs.sqlite", chain_key=KEY)
+    other.append("ticket-43", claimed.incarnation, [NewEvent("note", None, "{}", clock.now())])
+    calls.clear()
+    assert [e.kind for e in store.read("ticket-43")] == ["run_started", "note"]
+    assert len(calls) == 1
+    other.close()
     store.close()

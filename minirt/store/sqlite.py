@@ -137,6 +137,9 @@ class SQLiteStore:
         # run_id -> (incarnation, last_seq, last_digest) as this process last wrote them. Only a
         # hint: the fast append path re-checks all three in its UPDATE's WHERE clause.
         self._heads: dict[str, tuple[int, int, str]] = {}
+        # run_id -> the journal its last claim here verified, with the claim's rows; used once,
+        # by the next read, and only if the run's head is still that journal's last row.
+        self._claimed: dict[str, list[Event]] = {}
         #: Runs that :meth:`claim_next` skipped because their journal did not verify (run id ->
         #: the error). They stay as they are, for an operator (``minirt show`` names the row).
         self.refused: dict[str, MinirtError] = {}
@@ -256,13 +259,16 @@ class SQLiteStore:
                 raise RevisionConflict(run_id=run_id, expected=expected_revision,
                                        actual=current.revision)
             new = self.apply_event(current, event)
+            verified = None
             if event.kind == "claim":  # verify before the claim writes anything (a resume)
-                self._verify_txn(db, row)
+                verified = self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
-            if events:
-                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
+            appended = (self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
+                        if events else [])
             if kv:
                 self._kv_txn(db, run_id, kv)
+        if verified is not None:
+            self._remember_claim(run_id, verified + appended)
         return new
 
     def apply_event(self, run: Run, event: RunEvent) -> Run:
@@ -292,7 +298,7 @@ class SQLiteStore:
                 if row is None:
                     return None
                 try:  # verify before the claim writes anything; a corrupted run is skipped
-                    self._verify_txn(db, row)
+                    verified = self._verify_txn(db, row)
                 except (JournalCorrupted, ChainKeyUnknown) as exc:
                     self.refused[row[0]] = exc
                     skipped.append(row[0])
@@ -303,8 +309,9 @@ class SQLiteStore:
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
-            if events:
-                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
+            appended = (self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1],
+                                         events) if events else [])
+        self._remember_claim(new.run_id, verified + appended)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: sqlite3.Connection, new: Run, expected_revision: int,
@@ -388,12 +395,17 @@ class SQLiteStore:
         The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
         rows are also checked against the run's head (``last_seq``/``last_digest``, written in
         the same transaction as every append). The head is read first: a concurrent append can
-        only add rows after it.
+        only add rows after it. Right after a claim by this store, the journal that claim verified
+        (plus its own rows) is returned instead, once, if the head is still its last row: the
+        replay uses exactly what was verified, and a resume verifies once, not twice.
         """
         with self._lock:
+            claimed = self._claimed.pop(run_id, None)
             try:
                 head = self._db.execute("SELECT last_seq, last_digest FROM runs WHERE run_id=?",
                                         (run_id,)).fetchone()
+                if claimed is not None and _is_head(claimed, head):
+                    return claimed[after_seq:]
                 rows = self._db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=?"
                                         " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
@@ -404,7 +416,14 @@ class SQLiteStore:
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
 
-    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> None:
+    def _remember_claim(self, run_id: str, events: list[Event]) -> None:
+        """Keep the journal a claim verified (plus the claim's own rows) for the replay's read:
+        the replay then uses exactly what was verified, without reading it again."""
+        self._claimed[run_id] = events
+        while len(self._claimed) > 4:
+            self._claimed.pop(next(iter(self._claimed)))
+
+    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> list[Event]:
         """Verify the run's whole journal inside the open transaction (before a claim), and the
         run row's workflow and input against the journal's first event (``row``: the run's
         columns, ending with its head ``last_seq, last_digest``)."""
@@ -414,6 +433,7 @@ class SQLiteStore:
         events = verify(run_id, _events_from_rows(rows), self.chain_keys)
         verify_head(run_id, events, (row[-2], row[-1]))
         verify_origin(run_id, events, row[1], row[2])
+        return events
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
@@ -519,6 +539,15 @@ _TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
 
 class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
     pass
+
+
+def _is_head(events: list[Event], head: Any) -> bool:
+    """Whether ``events`` end where the run's recorded head ``(last_seq, last_digest)`` is."""
+    if head is None:
+        return False
+    if not events:
+        return int(head[0]) == 0
+    return (int(head[0]), str(head[1])) == (events[-1].seq, events[-1].digest)
 
 
 def _is_full(exc: sqlite3.DatabaseError) -> bool:
