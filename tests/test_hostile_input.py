@@ -12,9 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from minirt.canonical import MAX_DEPTH, WRAP_DEPTH, NotCanonical, canonical_json, digest, normalise
 from minirt.clock import FakeClock
+from minirt.errors import MinirtError, RecordedError
 from minirt.ids import MAX_RUN_ID_LENGTH, InvalidRunId, check_run_id
 from minirt.run import RunState
 from minirt.runtime import Runtime
@@ -215,10 +218,7 @@ def test_a_keyed_tool_raising_an_unprintable_error_never_fails_with_its_intent_o
 
 # -- a fuzzer: whatever the code passes, minirt answers with a named error or the value --------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
-from minirt.errors import MinirtError, RecordedError  # noqa: E402
 
 ODD_LEAVES = {  # built on demand, by name (hypothesis cannot even repr some of them)
     "huge int": lambda: 10**5000, "huge negative int": lambda: -(10**5000),
