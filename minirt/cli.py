@@ -18,10 +18,12 @@ executes them (``Runtime.work``), ``--concurrency`` runs at a time (one thread a
 connection each). Leases are extended by every journal write and, during long steps, by a
 heartbeat thread (a fenced, empty journal append every ``lease_for / 3`` seconds). A write from
 a worker whose lease was taken over is rejected by the store (fencing); the worker drops that
-run and goes on with the next. SIGTERM or SIGINT drains: each thread stops at the run's next
-checkpoint, releases the run (it becomes pending, claimable at once by another worker) and the
-process exits 0; a second signal exits at once (the lease then lapses and another worker takes
-the run over). On exit the worker prints one line ``minirt-worker-summary {json}`` with its counts.
+run and goes on with the next. A run whose journal does not verify is skipped by the claim (never
+written to) and reported once: ``skipped run ID, its journal does not verify: ...``. SIGTERM or
+SIGINT drains: each thread stops at the run's next checkpoint, releases the run (it becomes
+pending, claimable at once by another worker) and the process exits 0; a second signal exits at
+once (the lease then lapses and another worker takes the run over). On exit the worker prints
+one line ``minirt-worker-summary {json}`` with its counts.
 
 ``prune`` deletes finished runs (succeeded, failed, cancelled) whose last change is older than
 ``DURATION`` (``90s``, ``45m``, ``12h``, ``30d``, ``2w``, or seconds), with their journals, kv
@@ -146,6 +148,7 @@ class Worker:
         self._lock = threading.Lock()
         self._taken = 0  # Invariant: runs claimed or being claimed, never above max_runs
         self.slots: list[Slot] = []
+        self._refused_seen: set[str] = set()  # runs already reported as skipped (corrupted)
 
     def say(self, text: str) -> None:
         print(f"[{self.worker_id}] {text}", flush=True)
@@ -225,6 +228,7 @@ class Worker:
                 continue
             finally:
                 slot.current = None
+            self._report_refused(rt)
             if not outcomes:
                 self._unreserve()
                 if self.idle_exit:
@@ -237,6 +241,17 @@ class Worker:
                 self.say(f"run {out.run_id}: {out.state.value}")
         if rt is not None:
             _close_quietly(rt)
+
+    def _report_refused(self, rt: Runtime) -> None:
+        """Say once per run that the store skipped it because its journal does not verify
+        (``Store.refused``): it stays as it is, for an operator (``minirt show`` names the row)."""
+        refused = getattr(rt.store, "refused", None) or {}
+        with self._lock:
+            new = {k: v for k, v in refused.items() if k not in self._refused_seen}
+            self._refused_seen.update(new)
+        for run_id, exc in new.items():
+            self.count("refused")
+            self.say(f"skipped run {run_id}, its journal does not verify: {exc}")
 
     def _left_run(self, rt: Runtime, slot: Slot, why: str) -> None:
         if slot.current is None:

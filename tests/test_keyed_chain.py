@@ -346,3 +346,26 @@ def test_a_resume_verifies_the_journal_once_and_replays_exactly_what_it_verified
     assert len(calls) == 1
     other.close()
     store.close()
+
+
+def corrupt_app(store):
+    return runtime(store, Provider(), FakeClock(1000.0))
+
+
+def test_a_worker_process_skips_a_forged_run_says_so_once_and_runs_the_rest(tmp_path, capsys,
+                                                                           monkeypatch):
+    from minirt.cli import Worker
+
+    monkeypatch.setenv("MINIRT_CHAIN_KEY", KEY)
+    path = str(tmp_path / "runs.sqlite")
+    store = SQLiteStore(path)
+    waiting_run(store, Provider(), FakeClock(1000.0))
+    forge(store, "ticket-42", "decision", to_900000)
+    runtime(store, Provider(), FakeClock(1000.0)).start("support", {"order": "ord_43"},
+                                                        run_id="ticket-43")
+    store.close()
+    w = Worker(path, corrupt_app, worker_id="w1", idle_exit=True, poll_s=0.01)
+    stats = w.run()
+    out = capsys.readouterr().out
+    assert stats["refused"] == 1 and stats["waiting"] == 1, stats  # ticket-43 waits for "go"
+    assert out.count("skipped run ticket-42, its journal does not verify") == 1
