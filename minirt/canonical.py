@@ -6,6 +6,11 @@ as integers, floats in their shortest round-trip form. ``1`` and ``1.0`` are *di
 (an amount of 1 and an amount of 1.0 are not silently merged), NaN and infinities are refused, and
 so are types JSON cannot carry (sets, bytes, arbitrary objects), instead of being stringified.
 
+Hostile input gets :class:`NotCanonical` naming the path, never a raw ``ValueError``,
+``UnicodeEncodeError`` or ``RecursionError`` from deeper down: a string holding a lone surrogate
+(it has no UTF-8 form, so no digest), an integer of more than :data:`MAX_INT_DIGITS` digits
+(Python cannot even print it by default), and data nested deeper than :data:`MAX_DEPTH`.
+
 Used by the journal (event digests, the hash chain), idempotency (effect keys bound to the
 payload) and approvals (the digest of the exact reviewed effect).
 """
@@ -15,11 +20,22 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import reprlib
 import unicodedata
 from enum import Enum
 from typing import Any
 
 from .errors import MinirtError
+
+#: Containers nested deeper than this are refused by :func:`normalise` (far below Python's
+#: recursion limit): the runtime normalises every value it records with this bound.
+MAX_DEPTH = 100
+#: :func:`canonical_json` and :func:`digest` allow this many more levels, for the payloads that
+#: wrap a recorded value (``{"result": value}``...): a value accepted once stays accepted there.
+WRAP_DEPTH = 16
+#: Integers with more decimal digits than this are refused (Python's own default str() limit).
+MAX_INT_DIGITS = 4300
+_INT_BOUND = 10**MAX_INT_DIGITS
 
 
 class NotCanonical(MinirtError):
@@ -32,7 +48,7 @@ class NotCanonical(MinirtError):
     template = "value at {path} is not canonical JSON: {reason}"
 
 
-def normalise(value: Any, path: str = "$") -> Any:
+def normalise(value: Any, path: str = "$", _depth: int = 0, _limit: int = MAX_DEPTH) -> Any:
     """Return plain JSON data (dict/list/str/int/float/bool/None) with strings in NFC form.
 
     Subclasses of str, int, float, dict and list come back as the plain base type, so an object
@@ -41,52 +57,69 @@ def normalise(value: Any, path: str = "$") -> Any:
     t = type(value)
     # Exact built-in types first: this function runs on every payload the journal writes.
     if t is str:
-        return value if value.isascii() else unicodedata.normalize("NFC", value)
-    if t is int or t is bool or value is None:
+        return value if value.isascii() else _nfc(value, path)
+    if t is bool or value is None:
         return value
+    if t is int:
+        if -_INT_BOUND < value < _INT_BOUND:
+            return value
+        raise NotCanonical(path=path, reason=f"an integer of more than {MAX_INT_DIGITS} digits")
     if t is float:
         if not math.isfinite(value):
             raise NotCanonical(path=path, reason=f"{value!r} has no JSON form")
         return value
+    if _depth >= _limit and (t is dict or t is list or t is tuple):
+        raise NotCanonical(path=path, reason=f"nested deeper than {_limit} levels")
     if t is dict:
-        return _normalise_dict(value, path)
+        return _normalise_dict(value, path, _depth + 1, _limit)
     if t is list or t is tuple:
-        return [normalise(v, f"{path}[{i}]") for i, v in enumerate(value)]
-    return _normalise_other(value, path)
+        return [normalise(v, f"{path}[{i}]", _depth + 1, _limit) for i, v in enumerate(value)]
+    return _normalise_other(value, path, _depth, _limit)
 
 
-def _normalise_dict(value: dict[Any, Any], path: str) -> dict[str, Any]:
+def _nfc(text: str, path: str) -> str:
+    """NFC form of a non-ASCII string; a lone surrogate (no UTF-8 form) is refused."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NotCanonical(path=path, reason=f"a lone surrogate {text[exc.start]!r} at "
+                                             f"index {exc.start} has no UTF-8 form") from None
+    return unicodedata.normalize("NFC", text)
+
+
+def _normalise_dict(value: dict[Any, Any], path: str, depth: int, limit: int
+                    ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():
         if not isinstance(k, str):
             raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
         nk = str.__str__(k)
         if not nk.isascii():
-            nk = unicodedata.normalize("NFC", nk)
+            nk = _nfc(nk, f"{path}.{ascii(nk)}")
         if nk in out:
             raise NotCanonical(path=path, reason=f"two keys normalise to {nk!r}")
-        out[nk] = normalise(v, f"{path}.{nk}")
+        out[nk] = normalise(v, f"{path}.{nk}", depth, limit)
     return out
 
 
-def _normalise_other(value: Any, path: str) -> Any:
+def _normalise_other(value: Any, path: str, depth: int, limit: int) -> Any:
     if isinstance(value, Enum):
-        return normalise(value.value, path)
+        return normalise(value.value, path, depth, limit)
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
-        return int.__index__(value)
+        return normalise(int.__index__(value), path, depth, limit)
     if isinstance(value, float):
-        return normalise(float.__float__(value), path)
+        return normalise(float.__float__(value), path, depth, limit)
     if isinstance(value, str):
-        return normalise(str.__str__(value), path)
+        return normalise(str.__str__(value), path, depth, limit)
     if isinstance(value, dict):
-        return _normalise_dict(dict(value), path)
+        return normalise(dict(value), path, depth, limit)
     if isinstance(value, (list, tuple)):
-        return [normalise(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return normalise(list(value), path, depth, limit)
     dump = getattr(type(value), "model_dump", None)  # pydantic models
     if callable(dump):
-        return normalise(value.model_dump(mode="json"), path)
+        return normalise(value.model_dump(mode="json"), path, depth, limit)
     raise NotCanonical(path=path, reason=f"type {type(value).__name__} is not JSON data")
 
 
@@ -100,7 +133,7 @@ def canonical_json(value: Any, *, normalised: bool = False) -> str:
     ``normalised=True`` promises that ``value`` already came out of :func:`normalise` (the
     runtime's hot path builds payloads from normalised parts) and skips the second pass.
     """
-    return _encode(value if normalised else normalise(value))
+    return _encode(value if normalised else normalise(value, _limit=MAX_DEPTH + WRAP_DEPTH))
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -116,3 +149,23 @@ def digest(value: Any, *, normalised: bool = False) -> str:
 def digest_bytes(data: bytes) -> str:
     """``sha256:`` + hex digest of raw bytes (artifacts)."""
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+class _BoundedRepr(reprlib.Repr):
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = MAX_DEPTH
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = self.maxfrozenset = 10**6
+        self.maxstring = self.maxother = self.maxlong = 10**6
+
+    def repr_int(self, x: int, level: int) -> str:
+        return hex(x)  # no digit limit for a power-of-two base
+
+
+def bounded_repr(value: Any) -> str:
+    """A ``repr`` that cannot fail on data: nesting cut at :data:`MAX_DEPTH`, huge integers in
+    hex. For naming values that have no canonical form (their digest stays stable)."""
+    try:
+        return repr(value)
+    except (RecursionError, ValueError):
+        return _BoundedRepr().repr(value)

@@ -7,6 +7,7 @@
     minirt submit --store URL --app module:attr WORKFLOW INPUT_JSON [--run-id ID]
     minirt runs   --store URL [--state S]
     minirt show   --store URL RUN_ID
+    minirt prune  --store URL --older-than DURATION [--dry-run]
 
 ``--app module:attr`` names a function ``attr(store) -> Runtime`` that returns a Runtime
 configured with the application's tools and workflows on the store it is given. The worker sets
@@ -17,10 +18,17 @@ executes them (``Runtime.work``), ``--concurrency`` runs at a time (one thread a
 connection each). Leases are extended by every journal write and, during long steps, by a
 heartbeat thread (a fenced, empty journal append every ``lease_for / 3`` seconds). A write from
 a worker whose lease was taken over is rejected by the store (fencing); the worker drops that
-run and goes on with the next. SIGTERM or SIGINT drains: each thread stops at the run's next
-checkpoint, releases the run (it becomes pending, claimable at once by another worker) and the
-process exits 0; a second signal exits at once (the lease then lapses and another worker takes
-the run over). On exit the worker prints one line ``minirt-worker-summary {json}`` with its counts.
+run and goes on with the next. A run whose journal does not verify is skipped by the claim (never
+written to) and reported once: ``skipped run ID, its journal does not verify: ...``. SIGTERM or
+SIGINT drains: each thread stops at the run's next checkpoint, releases the run (it becomes
+pending, claimable at once by another worker) and the process exits 0; a second signal exits at
+once (the lease then lapses and another worker takes the run over). On exit the worker prints
+one line ``minirt-worker-summary {json}`` with its counts.
+
+``prune`` deletes finished runs (succeeded, failed, cancelled) whose last change is older than
+``DURATION`` (``90s``, ``45m``, ``12h``, ``30d``, ``2w``, or seconds), with their journals, kv
+and the artifacts nothing else names; it never touches a run that has not finished.
+``--dry-run`` prints what it would delete and deletes nothing.
 
 Errors are named (:class:`~minirt.errors.MinirtError`): the command prints ``minirt: <message>``
 on stderr and exits 2. Nothing else is written to stderr.
@@ -42,6 +50,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import MinirtError
+from .ids import check_run_id
+from .journal import verified_end
 from .run import LeaseHeld, RevisionConflict, RunEvent, RunIsTerminal, RunState, StaleIncarnation
 from .runtime import Context, Runtime, RuntimeHook
 from .store import open_store
@@ -138,6 +148,7 @@ class Worker:
         self._lock = threading.Lock()
         self._taken = 0  # Invariant: runs claimed or being claimed, never above max_runs
         self.slots: list[Slot] = []
+        self._refused_seen: set[str] = set()  # runs already reported as skipped (corrupted)
 
     def say(self, text: str) -> None:
         print(f"[{self.worker_id}] {text}", flush=True)
@@ -217,6 +228,7 @@ class Worker:
                 continue
             finally:
                 slot.current = None
+            self._report_refused(rt)
             if not outcomes:
                 self._unreserve()
                 if self.idle_exit:
@@ -229,6 +241,17 @@ class Worker:
                 self.say(f"run {out.run_id}: {out.state.value}")
         if rt is not None:
             _close_quietly(rt)
+
+    def _report_refused(self, rt: Runtime) -> None:
+        """Say once per run that the store skipped it because its journal does not verify
+        (``Store.refused``): it stays as it is, for an operator (``minirt show`` names the row)."""
+        refused = getattr(rt.store, "refused", None) or {}
+        with self._lock:
+            new = {k: v for k, v in refused.items() if k not in self._refused_seen}
+            self._refused_seen.update(new)
+        for run_id, exc in new.items():
+            self.count("refused")
+            self.say(f"skipped run {run_id}, its journal does not verify: {exc}")
 
     def _left_run(self, rt: Runtime, slot: Slot, why: str) -> None:
         if slot.current is None:
@@ -337,10 +360,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    check_run_id(args.run_id)  # an argv that is not UTF-8 arrives with lone surrogates
     store = open_store(args.store)
     try:
         rec = store.get_run(args.run_id)
-        events = store.read(args.run_id)
+        events = store.read(args.run_id)  # verified (keyed chain with $MINIRT_CHAIN_KEY)
+        end = (verified_end(store, args.run_id, rec.run.state.value, rec.run.detail)
+               if rec.run.state.value in ("succeeded", "failed") else None)
+        keys = getattr(store, "chain_keys", None)
     finally:
         store.close()
     run = rec.run
@@ -351,7 +378,45 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(table(["seq", "kind", "step", "inc", "at", "payload", "digest"],
                 [(e.seq, e.kind, "" if e.step is None else e.step, e.incarnation, _t(e.at),
                   _short(e.payload_json, 60), e.digest[7:19]) for e in events]))
-    print(f"{len(events)} event(s), hash chain verified")
+    if end:
+        print(f"{next(iter(end))} {json.dumps(next(iter(end.values())), sort_keys=True)}"
+              "  (from the verified journal)")
+    chain = (f"keyed: hmac-sha256, keys {', '.join(keys.key_ids)}" if keys
+             else "plain sha256; set MINIRT_CHAIN_KEY for a keyed chain")
+    print(f"{len(events)} event(s), hash chain verified ({chain})")
+    return 0
+
+
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def parse_duration(text: str) -> float:
+    """``"30d"`` -> seconds. Units s, m, h, d, w; a bare number is seconds."""
+    t = text.strip().lower()
+    unit = _UNITS.get(t[-1:], None) if t else None
+    number = t[:-1] if unit is not None else t
+    try:
+        value = float(number) * (unit or 1.0)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0 or value == float("inf"):
+        raise CliInputInvalid(argument="--older-than",
+                              reason=f"{text!r} is not a duration (e.g. 90s, 45m, 12h, 30d, 2w)")
+    return value
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    age = parse_duration(args.older_than)
+    store = open_store(args.store)
+    try:
+        report = store.prune(age, now=time.time(), dry_run=args.dry_run)
+    finally:
+        store.close()
+    verb = "would delete" if report.dry_run else "deleted"
+    for run_id in report.runs:
+        print(f"{verb} {run_id}")
+    print(f"{verb} {len(report.runs)} finished run(s) last changed over {args.older_than} ago:"
+          f" {report.events} event(s), {report.kv} kv item(s), {report.artifacts} artifact(s)")
     return 0
 
 
@@ -396,6 +461,12 @@ def parser() -> argparse.ArgumentParser:
     sh.add_argument("--store", required=True)
     sh.add_argument("run_id")
     sh.set_defaults(fn=cmd_show)
+
+    pr = sub.add_parser("prune", help="delete finished runs older than a duration")
+    pr.add_argument("--store", required=True)
+    pr.add_argument("--older-than", required=True, help="e.g. 30d, 12h, 45m, 90s, 2w")
+    pr.add_argument("--dry-run", action="store_true", help="report, delete nothing")
+    pr.set_defaults(fn=cmd_prune)
     return p
 
 

@@ -103,3 +103,22 @@ class ToolError(MinirtError):
 
     fields = ("tool", "reason")
     template = "tool {tool!r} failed: {reason}"
+
+
+def safe_str(exc: BaseException) -> str:
+    """``str(exc)``, or a description of why it could not be had: an exception whose ``__str__``
+    raises (or returns something that is not text) must still be recorded, never escape raw."""
+    try:
+        text = str(exc)
+        if type(text) is not str:
+            raise TypeError(f"__str__ returned {type(text).__name__}")
+        text.encode("utf-8")  # a lone surrogate cannot go into a journal
+        return text
+    except Exception as inner:  # noqa: BLE001 - any failure here is what we describe
+        return (f"<{type(exc).__name__} whose str() failed with "
+                f"{type(inner).__name__}>")
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``"Type: message"`` for any exception, safely (see :func:`safe_str`)."""
+    return f"{type(exc).__name__}: {safe_str(exc)}"

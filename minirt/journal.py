@@ -20,7 +20,9 @@ Large payloads are stored once as content-addressed artifacts and the event keep
 once.
 
 Guarantees: a journal that was altered, truncated in the middle, or reordered is refused with
-:class:`~minirt.store.base.JournalCorrupted` naming the run and position. Not guaranteed: that the
+:class:`~minirt.store.base.JournalCorrupted` naming the run and position. The result (or error)
+of a finished run is served from its verified journal (:func:`verified_end`), not from the run
+row's ``detail_json`` alone, which is outside the chain. Not guaranteed: that the
 code replaying the journal is the code that wrote it; that is what :class:`NonDeterminism` detects.
 """
 
@@ -32,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .canonical import canonical_json
+from .canonical import canonical_json, normalise
 from .errors import MinirtError
 from .store.base import Event, JournalCorrupted, NewEvent, Store
 
@@ -171,3 +173,40 @@ def describe(event: Event | None) -> str:
     if event.kind == "wait":
         return f"wait for {p.get('name')!r}"
     return event.kind
+
+
+#: The final transition each terminal outcome is journaled with, and the detail key it carries.
+_ENDS = {"succeeded": ("complete", "result"), "failed": ("fail", "error")}
+
+
+def verified_end(store: Store, run_id: str, state: str, detail: dict[str, Any]) -> dict[str, Any]:
+    """The ``result``/``error`` of a finished run, from its verified journal.
+
+    The runtime journals a run's end (``transition`` ``complete``/``fail``) in the same
+    transaction that sets the run row's state and ``detail_json``, so the two must agree. The
+    journal is read and verified (:meth:`Store.read`, keyed or plain chain) and its end is served;
+    a row whose state or ``detail_json`` disagrees with it was changed outside the chain and is
+    refused as :class:`JournalCorrupted`. A run whose journal records no end (ended by hand,
+    through the store) is served from ``detail`` under the plain chain, and refused under a
+    keyed chain (nothing the key covers says how it ended).
+    """
+    kind, key = _ENDS[state]
+    events = store.read(run_id)
+    end = next((e for e in reversed(events) if e.kind == "transition"
+                and json.loads(e.payload_json).get("event") in ("complete", "fail")), None)
+    if end is None:
+        if getattr(store, "chain_keys", None) is not None:
+            raise JournalCorrupted(run_id=run_id, seq=len(events) + 1,
+                                   reason=f"the run is recorded as {state} but its keyed journal"
+                                          " records no end")
+        return {key: detail.get(key)} if key in detail else {}
+    payload = json.loads(end.payload_json)
+    if payload["event"] != kind:
+        raise JournalCorrupted(run_id=run_id, seq=end.seq,
+                               reason=f"the run row says {state}, the journal ended with "
+                                      f"{payload['event']!r}")
+    if key in detail and normalise(detail[key]) != payload.get(key):
+        raise JournalCorrupted(run_id=run_id, seq=end.seq,
+                               reason=f"the run row's {key} (detail_json) does not match the "
+                                      "journal's final transition")
+    return {key: payload.get(key)}

@@ -30,14 +30,21 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .canonical import canonical_json, digest, normalise
+from .canonical import bounded_repr, canonical_json, digest, normalise
 from .clock import Clock, SystemClock
-from .errors import MinirtError, RecordedError, ToolError, from_record
+from .errors import (
+    MinirtError,
+    RecordedError,
+    ToolError,
+    describe_exception,
+    from_record,
+    safe_str,
+)
 from .faults import Faults
 from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
-from .run import RunEvent, RunState, StaleIncarnation
-from .store.base import Event, NewEvent, Store
+from .run import RunEvent, RunIsTerminal, RunState, StaleIncarnation
+from .store.base import Event, NewEvent, Store, StoreFault
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall, has_lookup
 
 Workflow = Callable[["Context", Any], Any]
@@ -374,11 +381,11 @@ class Context:
                                                              "error": exc.to_record()}, exc)
         except Exception as exc:
             if tool.effect is EffectClass.PURE:
-                err = RecordedError(type_name=type(exc).__name__, detail=str(exc))
+                err = RecordedError(type_name=type(exc).__name__, detail=safe_str(exc))
                 return self._record_outcome(call, "tool_error",
                                             {"effect_key": call.effect_key,
                                              "error": err.to_record()}, err)
-            return self._reconcile(tool, call, f"{type(exc).__name__}: {exc}")
+            return self._reconcile(tool, call, describe_exception(exc))
         rt.faults.hit("after_provider_commit", step=call.step, tool=call.tool)
         value = normalise(value)
         rt.faults.hit("before_result", step=call.step, tool=call.tool)
@@ -465,7 +472,10 @@ def _safe_digest(value: Any) -> str:
     except (MinirtError, TypeError, ValueError, UnicodeError):
         import hashlib
 
-        text = repr(value).encode("utf-8", "backslashreplace")
+        try:
+            text = repr(value).encode("utf-8", "backslashreplace")
+        except (RecursionError, ValueError):  # too deep, or an int too long for repr
+            text = bounded_repr(value).encode("utf-8", "backslashreplace")
         return "sha256-repr:" + hashlib.sha256(text).hexdigest()
 
 
@@ -528,11 +538,13 @@ class Runtime:
         """Create a run (PENDING) and journal its input. With an explicit ``run_id`` this is
         get-or-create: starting the same run twice returns the same id; a different input for an
         existing id raises DuplicateRun."""
+        from .ids import check_run_id
         from .run import DuplicateRun, RunNotFound
 
         if workflow not in self.workflows:
             raise UnknownWorkflow(workflow=workflow, known=sorted(self.workflows))
-        run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
+        # None means "generate one"; anything else must be a usable id (never silently replaced)
+        run_id = f"run-{uuid.uuid4().hex[:12]}" if run_id is None else check_run_id(run_id)
         text = canonical_json(input)
         try:
             rec = self.store.get_run(run_id)
@@ -610,6 +622,8 @@ class Runtime:
             return self._suspend(ctx, s.name)
         except StaleIncarnation:
             raise  # a zombie: another incarnation owns the run now; write nothing, not even "fail"
+        except StoreFault:
+            raise  # the store could not record the last write (full, lost): a crash, not a failure
         except UnresolvedIntent as exc:
             if self.store.get_run(run_id).run.state is RunState.RUNNING:
                 self._finish(ctx, "effect_unknown", {"error": exc.to_record()})
@@ -618,8 +632,12 @@ class Runtime:
         except (MinirtError, ToolError) as exc:
             return self._fail(ctx, exc)
         except Exception as exc:  # a bug in the workflow: recorded, so it is visible and final
-            return self._fail(ctx, RecordedError(type_name=type(exc).__name__, detail=str(exc)))
-        value = normalise(value)
+            return self._fail(ctx, RecordedError(type_name=type(exc).__name__,
+                                                 detail=safe_str(exc)))
+        try:
+            value = normalise(value, "result")
+        except MinirtError as exc:  # a result that is not JSON: the run fails, named
+            return self._fail(ctx, exc)
         if self.store.get_run(run_id).run.state is RunState.UNCERTAIN:
             self._finish(ctx, "effect_resolved", {})
         self.faults.hit("before_complete", run_id=run_id)
@@ -658,22 +676,29 @@ class Runtime:
 
     def outcome(self, run_id: str) -> RunOutcome:
         """The run's current outcome as recorded (no execution)."""
+        from .journal import verified_end
+
         run = self.store.get_run(run_id).run
+        if run.state in (RunState.SUCCEEDED, RunState.FAILED):  # from the verified journal
+            end = verified_end(self.store, run_id, run.state.value, run.detail)
         if run.state is RunState.SUCCEEDED:
-            return RunOutcome(run_id, run.state, run.detail.get("result"))
+            return RunOutcome(run_id, run.state, end.get("result"))
         if run.state is RunState.FAILED:
-            return RunOutcome(run_id, run.state, error=from_record(run.detail.get("error", {})))
+            return RunOutcome(run_id, run.state, error=from_record(end.get("error") or {}))
         return RunOutcome(run_id, run.state)
 
     def signal(self, run_id: str, name: str, payload: Any = None) -> None:
         """Deliver the signal ``name`` to a run (idempotent: the first payload wins). A waiting
-        run becomes PENDING again, ready for any worker to claim."""
+        run becomes PENDING again, ready for any worker to claim. A finished run refuses a new
+        signal with :class:`~minirt.run.RunIsTerminal`."""
         key = f"signal:{name}"
         text = canonical_json(payload)
         with self.store.transaction():  # look and write at once (see _suspend)
             if self.store.kv_get(run_id, key) is not None:
                 return
             run = self.store.get_run(run_id).run
+            if run.is_terminal:  # nothing will ever read it: refuse instead of storing it
+                raise RunIsTerminal(run_id=run_id, state=run.state.value, event="signal")
             now = self.clock.now()
             if run.state is RunState.WAITING:
                 self.store.transition(run_id, RunEvent("wake", at=now),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Event, JournalCorrupted, NewEvent, RunRecord, Store
+from .base import Event, JournalCorrupted, NewEvent, RunRecord, Store, StoreFault, StoreFull
 from .sqlite import SQLiteStore, StoreUnreadable
 
 
@@ -18,4 +18,4 @@ def open_store(url: str) -> Store:
 
 
 __all__ = ["Event", "JournalCorrupted", "NewEvent", "RunRecord", "SQLiteStore", "Store",
-           "StoreUnreadable", "open_store"]
+           "StoreFault", "StoreFull", "StoreUnreadable", "open_store"]

@@ -16,20 +16,26 @@ the worker's incarnation is still the run's current one, and raises
 The hash chain: an event's ``digest`` covers its run, sequence number, kind, step, payload,
 incarnation, time and the previous event's digest. Reading a journal recomputes every digest and
 link, so a changed, removed or reordered row is reported as :class:`JournalCorrupted` naming the
-run and the position, never silently skipped.
+run and the position, never silently skipped. The plain chain (sha256) catches accidents; the
+keyed chain (HMAC under the operator's key, :mod:`.chainkey`) also catches someone who rewrote a
+row and recomputed the digests after it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from ..canonical import canonical_json
 from ..errors import MinirtError
 from ..run import Run, RunEvent
+from .chainkey import PREFIX as KEYED_PREFIX
+from .chainkey import ChainKeys, ChainKeyUnknown
 
 GENESIS = "sha256:" + "0" * 64  # the "previous digest" of a run's first event
 
@@ -43,6 +49,44 @@ class JournalCorrupted(MinirtError):
 
     fields = ("run_id", "seq", "reason")
     template = "journal of run {run_id} is corrupted at seq {seq}: {reason}"
+
+
+class StoreFault(MinirtError):
+    """Base of the errors that mean "the store could not do this write, try again later".
+
+    Whatever was being written is not recorded (its transaction was rolled back) and the run is
+    unchanged: it keeps its lease, and is resumed (or taken over once the lease lapses) when the
+    store works again. The runtime re-raises these instead of failing the run, because a run
+    that could not record its last step must not record a failure either. Subclasses:
+    :class:`StoreFull`, :class:`minirt.store.sqlite.StoreUnreadable`,
+    :class:`minirt.store.postgres.StoreUnavailable`.
+    """
+
+
+class StoreFull(StoreFault):
+    """The store's disk (or its configured size limit) is full. Nothing of the write is recorded.
+
+    Free space and resume the run: every write that returned before is intact and verified.
+    """
+
+    fields = ("store", "reason")
+    template = ("the store at {store} is full ({reason}): the write was not recorded; free "
+                "space, then resume the run")
+
+
+class NotStorable(MinirtError):
+    """A text argument the store cannot encode (a lone surrogate in a run id, a kv key...).
+
+    Raised before anything is written; a run id is checked earlier still, at start
+    (:class:`minirt.ids.InvalidRunId`)."""
+
+    fields = ("reason",)
+    template = "the store cannot take this argument: {reason}"
+
+
+def not_storable(exc: UnicodeEncodeError) -> NotStorable:
+    bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else "?"
+    return NotStorable(reason=f"{ascii(bad)} at index {exc.start} has no UTF-8 form")
 
 
 class ArtifactMissing(MinirtError):
@@ -79,36 +123,48 @@ class Event(NamedTuple):
         return json.loads(self.payload_json)
 
 
-def event_digest(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
-                 incarnation: int, at: float, prev_digest: str) -> str:
-    """The digest that chains an event to its predecessor. Pure and deterministic.
-
-    The header is length-prefixed (``len:text``) field by field, so no choice of run id or kind
-    can make two different events share a header."""
+def _message(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
+             incarnation: int, at: float, prev_digest: str) -> bytes:
+    # The header is length-prefixed (``len:text``) field by field, so no choice of run id or
+    # kind can make two different events share a header.
     header = (f"{len(run_id)}:{run_id}|{seq}|{len(kind)}:{kind}|{step}|{incarnation}|"
               f"{float(at)!r}|{prev_digest}")
-    h = hashlib.sha256(header.encode("utf-8", "surrogatepass"))
-    h.update(b"\n")
-    h.update(payload_json.encode("utf-8"))
-    return "sha256:" + h.hexdigest()
+    return (header.encode("utf-8", "surrogatepass") + b"\n"
+            + payload_json.encode("utf-8"))
+
+
+def event_digest(run_id: str, seq: int, kind: str, step: int | None, payload_json: str,
+                 incarnation: int, at: float, prev_digest: str) -> str:
+    """The plain digest that chains an event to its predecessor. Pure and deterministic."""
+    message = _message(run_id, seq, kind, step, payload_json, incarnation, at, prev_digest)
+    return "sha256:" + hashlib.sha256(message).hexdigest()
 
 
 def chain(run_id: str, incarnation: int, prev_seq: int, prev_digest: str,
-          new: Sequence[NewEvent]) -> list[Event]:
-    """Give ``new`` events their sequence numbers and digests, continuing a chain."""
+          new: Sequence[NewEvent], keys: ChainKeys | None = None) -> list[Event]:
+    """Give ``new`` events their sequence numbers and digests, continuing a chain; with
+    ``keys``, each digest is an HMAC under the current key (see :mod:`.chainkey`)."""
     out: list[Event] = []
     for e in new:
         prev_seq += 1
-        d = event_digest(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
-                         prev_digest)
+        if keys is None:
+            d = event_digest(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
+                             prev_digest)
+        else:
+            d = keys.sign(_message(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation,
+                                   e.at, prev_digest))
         out.append(Event(run_id, prev_seq, e.kind, e.step, e.payload_json, incarnation, e.at,
                          prev_digest, d))
         prev_digest = d
     return out
 
 
-def verify(run_id: str, rows: Sequence[Event]) -> list[Event]:
-    """Check the chain of ``rows`` (ordered by seq); return them or raise JournalCorrupted."""
+def verify(run_id: str, rows: Sequence[Event], keys: ChainKeys | None = None) -> list[Event]:
+    """Check the chain of ``rows`` (ordered by seq); return them or raise JournalCorrupted.
+
+    With ``keys`` every digest must be a valid HMAC under one of them: a plain ``sha256:``
+    digest is refused (anyone can compute one). Without keys, a keyed journal cannot be checked
+    and is refused with :class:`~.chainkey.ChainKeyUnknown`."""
     prev = GENESIS
     for expected_seq, row in enumerate(rows, start=1):
         if row.seq != expected_seq:
@@ -117,12 +173,25 @@ def verify(run_id: str, rows: Sequence[Event]) -> list[Event]:
         if row.prev_digest != prev:
             raise JournalCorrupted(run_id=run_id, seq=row.seq,
                                    reason="link to the previous event does not match")
-        d = event_digest(run_id, row.seq, row.kind, row.step, row.payload_json, row.incarnation,
-                         row.at, row.prev_digest)
-        if d != row.digest:
+        d = row.digest
+        if d.startswith(KEYED_PREFIX):
+            if keys is None:
+                raise ChainKeyUnknown(run_id=run_id, seq=row.seq,
+                                      key_id=d[len(KEYED_PREFIX):].partition(":")[0][:40])
+            message = _message(run_id, row.seq, row.kind, row.step, row.payload_json,
+                               row.incarnation, row.at, row.prev_digest)
+            if not keys.matches(d, message, run_id=run_id, seq=row.seq):
+                raise JournalCorrupted(run_id=run_id, seq=row.seq,
+                                       reason="content does not match its keyed digest")
+        elif keys is not None:
+            raise JournalCorrupted(run_id=run_id, seq=row.seq,
+                                   reason="a plain sha256 digest where the keyed chain needs an "
+                                          "HMAC: written or rewritten without the chain key")
+        elif d != event_digest(run_id, row.seq, row.kind, row.step, row.payload_json,
+                               row.incarnation, row.at, row.prev_digest):
             raise JournalCorrupted(run_id=run_id, seq=row.seq,
                                    reason="content does not match its digest")
-        prev = row.digest
+        prev = d
     return list(rows)
 
 
@@ -142,6 +211,69 @@ def verify_head(run_id: str, events: Sequence[Event], head: Sequence[Any] | None
     if events[last_seq - 1].digest != last_digest:
         raise JournalCorrupted(run_id=run_id, seq=last_seq,
                                reason="digest does not match the run's recorded head")
+
+
+def verify_origin(run_id: str, events: Sequence[Event], workflow: str, input_json: str) -> None:
+    """Check the run row's ``workflow`` and ``input_json`` (outside the chain) against the
+    journal's first event when it is the runtime's ``run_started`` record (inside the chain).
+
+    A resume executes the workflow on ``input_json``: a rewritten input (another order, another
+    amount) must not be replayed as if it had been started that way."""
+    if not events or events[0].kind != "run_started":
+        return
+    try:
+        started = json.loads(events[0].payload_json)
+        if not (isinstance(started, dict) and "workflow" in started and "input" in started):
+            return  # not the runtime's record (a store used directly): nothing to compare
+        same = (started["workflow"] == workflow
+                and canonical_json(started["input"]) == input_json)
+    except (ValueError, MinirtError):
+        same = False
+    if not same:
+        raise JournalCorrupted(run_id=run_id, seq=events[0].seq,
+                               reason="the run row's workflow or input_json does not match the "
+                                      "journal's run_started event")
+
+
+@dataclass(frozen=True)
+class PruneReport:
+    """What :meth:`Store.prune` deleted (or, with ``dry_run``, would delete)."""
+
+    runs: tuple[str, ...]  # the run ids, oldest first
+    events: int
+    kv: int
+    artifacts: int
+    dry_run: bool
+
+
+class PruneInvalid(MinirtError):
+    """A retention request that cannot be right (a negative age, a NaN). Nothing was deleted."""
+
+    fields = ("reason",)
+    template = "prune: {reason}"
+
+
+_ARTIFACT_REF = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def artifact_refs(texts: Iterator[str] | Sequence[str]) -> set[str]:
+    """Every artifact digest a run's journal payloads or kv values could name.
+
+    Deliberately broad (any ``sha256:<64 hex>`` in the text, not only ``{"$artifact": ...}``): an
+    artifact is deleted only when nothing left names it, so a false match keeps a blob, never
+    loses one."""
+    out: set[str] = set()
+    for text in texts:
+        if "sha256:" in text:
+            out.update(_ARTIFACT_REF.findall(text))
+    return out
+
+
+def check_prune_age(older_than: float) -> float:
+    age = float(older_than)
+    if not age >= 0:  # NaN too
+        raise PruneInvalid(reason=f"older_than must be a duration of 0 s or more, not {age!r}")
+    return age
 
 
 @dataclass(frozen=True)
@@ -187,6 +319,8 @@ class Store(Protocol):
     def kv_items(self, run_id: str) -> dict[str, str]: ...
 
     def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None: ...
+
+    def prune(self, older_than: float, *, now: float, dry_run: bool = False) -> PruneReport: ...
 
     def close(self) -> None: ...
 

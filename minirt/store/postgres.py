@@ -24,8 +24,13 @@ Guarantees (what PostgreSQL gives, and what this file adds):
   rolled back), and every claim in ``incarnations`` with its place in one server-wide sequence
   that also numbers every journal row: :meth:`fencing_audit` lists any journal row that an old
   incarnation wrote after a newer one had claimed the run (it should always be empty).
-- Reading a journal verifies its hash chain (:func:`minirt.store.base.verify`) and its end
-  against the run's recorded head, so a changed, removed or reordered row is reported.
+- Reading a journal verifies its hash chain (:func:`minirt.store.base.verify`; keyed with a
+  chain key, :mod:`minirt.store.chainkey`) and its end against the run's recorded head, so a
+  changed, removed or reordered row is reported; every claim verifies it too, under the row
+  lock and before writing (``claim_next`` skips a run that does not verify). A full disk
+  (SQLSTATE 53100) is :class:`~minirt.store.base.StoreFull`, the transaction rolled back.
+- :meth:`PostgresStore.prune` deletes finished runs only, with their journals, kv, claim
+  history and artifacts.
 
 Does not:
 
@@ -69,16 +74,26 @@ from .base import (
     GENESIS,
     ArtifactMissing,
     Event,
+    JournalCorrupted,
     NewEvent,
+    NotStorable,
+    PruneReport,
     RunRecord,
+    StoreFault,
+    StoreFull,
+    artifact_refs,
     chain,
+    check_prune_age,
+    not_storable,
     verify,
     verify_head,
+    verify_origin,
 )
+from .chainkey import ChainKeys, ChainKeyUnknown, resolve
 from .pg_local import redact
 
 
-class StoreUnavailable(MinirtError):
+class StoreUnavailable(StoreFault):
     """The PostgreSQL server cannot be reached, or the connection to it was lost.
 
     Raised on open and by any call once the connection is broken; nothing is half-written (the
@@ -164,8 +179,16 @@ class PostgresStore:
     """A durable, shared store in one PostgreSQL database (see the module docstring)."""
 
     def __init__(self, url: str, *, connect_timeout_s: int = 10,
-                 idle_in_transaction_timeout_ms: int = 60_000) -> None:
+                 idle_in_transaction_timeout_ms: int = 60_000,
+                 chain_key: ChainKeys | str | None = None) -> None:
         self.url = redact(url)  # Invariant: never holds a password (it goes into messages)
+        #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
+        self.chain_keys = resolve(chain_key)
+        #: Runs that :meth:`claim_next` skipped because their journal did not verify.
+        self.refused: dict[str, MinirtError] = {}
+        # run_id -> the journal its last claim here verified, with the claim's rows; used once,
+        # by the next read, and only if the run's head is still that journal's last row.
+        self._claimed: dict[str, list[Event]] = {}
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
         self._rejections: list[tuple[Any, ...]] = []  # stale writes to record after rollback
@@ -224,10 +247,15 @@ class PostgresStore:
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
-        """Turn a lost connection into StoreUnavailable; other errors pass unchanged."""
+        """Turn a lost connection into StoreUnavailable, a full disk into StoreFull; other errors
+        pass unchanged."""
         try:
             yield
+        except UnicodeEncodeError as exc:  # a lone surrogate in an id or key: nothing sent
+            raise not_storable(exc) from None
         except self._psycopg.OperationalError as exc:
+            if getattr(exc, "sqlstate", None) == "53100":  # disk_full: nothing was committed
+                raise StoreFull(store=self.url, reason=_first_line(exc)) from None
             if self._db.broken or self._db.closed:
                 raise StoreUnavailable(url=self.url, reason=_first_line(exc)) from None
             raise
@@ -272,8 +300,11 @@ class PostgresStore:
 
     def get_run(self, run_id: str) -> RunRecord:
         """The run. Inside :meth:`transaction` the run's row stays locked until the end of it."""
-        row = self._query(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=%s" + self._held(),
-                          (run_id,), one=True)
+        try:
+            row = self._query(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=%s" + self._held(),
+                              (run_id,), one=True)
+        except NotStorable:  # a lone surrogate: no stored run can have this id
+            raise RunNotFound(run_id=ascii(run_id)) from None
         if row is None:
             raise RunNotFound(run_id=run_id)
         return _record(row)
@@ -311,13 +342,18 @@ class PostgresStore:
                     self._note_stale(run_id, event.kind, event.incarnation, current.incarnation,
                                      exc)
                 raise
+            verified = None
+            if event.kind == "claim":  # verify before the claim writes anything (a resume)
+                verified = self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
             if event.kind == "claim":
                 self._claimed_txn(db, new, event.at)
-            if events:
-                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
+            appended = (self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
+                        if events else [])
             if kv:
                 self._kv_txn(db, run_id, kv)
+        if verified is not None:
+            self._remember_claim(run_id, verified + appended)
         return new
 
     def claim_next(self, worker_id: str, at: float, lease_for: float,
@@ -336,18 +372,30 @@ class PostgresStore:
         if workflows:
             sql += " AND workflow = ANY(%s)"
             args.append([str(w) for w in workflows])
-        sql += ' ORDER BY created_at, run_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED'
+        order = ' ORDER BY created_at, run_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED'
         with self.transaction() as db:
-            row = db.execute(sql, args).fetchone()
-            if row is None:
-                return None
+            skipped: list[str] = []
+            while True:
+                q = sql + (" AND NOT (run_id = ANY(%s))" if skipped else "") + order
+                row = db.execute(q, [*args, skipped] if skipped else args).fetchone()
+                if row is None:
+                    return None
+                try:  # verify before the claim writes anything; a corrupted run is skipped
+                    verified = self._verify_txn(db, row)
+                except (JournalCorrupted, ChainKeyUnknown) as exc:
+                    self.refused[row[0]] = exc
+                    skipped.append(row[0])
+                    continue
+                self.refused.pop(row[0], None)
+                break
             rec = _record(row[:-2])
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
             self._claimed_txn(db, new, at)
-            if events:
-                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
+            appended = (self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1],
+                                         events) if events else [])
+        self._remember_claim(new.run_id, verified + appended)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: Any, new: Run, expected_revision: int, at: float) -> None:
@@ -397,7 +445,7 @@ class PostgresStore:
 
     def _append_txn(self, db: Any, run_id: str, incarnation: int, last_seq: int,
                     last_digest: str, events: Sequence[NewEvent]) -> list[Event]:
-        rows = chain(run_id, incarnation, last_seq, last_digest, events)
+        rows = chain(run_id, incarnation, last_seq, last_digest, events, self.chain_keys)
         if not rows:
             return rows
         with db.cursor() as cur:
@@ -415,15 +463,39 @@ class PostgresStore:
         The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
         rows are also checked against the run's head (``last_seq``/``last_digest``, written in
         the same transaction as every append). The head is read first: a concurrent append can
-        only add rows after it.
+        only add rows after it. Right after a claim by this store, the journal that claim verified
+        (plus its own rows) is returned instead, once, if the head is still its last row: the
+        replay uses exactly what was verified, and a resume verifies once, not twice.
         """
+        claimed = self._claimed.pop(run_id, None)
         head = self._query("SELECT last_seq, last_digest FROM runs WHERE run_id=%s", (run_id,),
                            one=True)
+        if claimed is not None and _is_head(claimed, head):
+            return claimed[after_seq:]
         rows = self._query(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
                            (run_id,))
-        events = verify(run_id, [Event(*r) for r in rows])
+        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
+
+    def _remember_claim(self, run_id: str, events: list[Event]) -> None:
+        """Keep the journal a claim verified (plus the claim's own rows) for the replay's read:
+        the replay then uses exactly what was verified, without reading it again."""
+        self._claimed[run_id] = events
+        while len(self._claimed) > 4:
+            self._claimed.pop(next(iter(self._claimed)))
+
+    def _verify_txn(self, db: Any, row: Sequence[Any]) -> list[Event]:
+        """Verify the run's whole journal inside the open transaction (before a claim), and the
+        run row's workflow and input against the journal's first event (``row``: the run's
+        columns, ending with its head ``last_seq, last_digest``)."""
+        run_id = row[0]
+        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
+                          (run_id,)).fetchall()
+        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
+        verify_head(run_id, events, (row[-2], row[-1]))
+        verify_origin(run_id, events, row[1], row[2])
+        return events
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
@@ -485,6 +557,49 @@ class PostgresStore:
                            " (run_id, key) DO UPDATE SET value=excluded.value",
                            (run_id, key, value))
 
+    # -- retention ----------------------------------------------------------------------------
+
+    def prune(self, older_than: float, *, now: float, dry_run: bool = False) -> PruneReport:
+        """Delete every *finished* run (succeeded, failed, cancelled) last changed more than
+        ``older_than`` seconds before ``now``, with its journal, kv, claim history and stale-write
+        records, and every artifact that no remaining run names. A run in any other state is
+        never touched (its row is locked and re-checked). One transaction; ``dry_run`` computes
+        the same report and rolls back."""
+        cutoff = now - check_prune_age(older_than)
+        report: PruneReport | None = None
+        try:
+            with self.transaction() as db:
+                ids = [r[0] for r in db.execute(
+                    "SELECT run_id FROM runs WHERE state = ANY(%s) AND updated_at < %s"
+                    ' ORDER BY updated_at, run_id COLLATE "C" FOR UPDATE',
+                    (list(_TERMINAL_VALUES), cutoff)).fetchall()]
+                refs: set[str] = set()
+                n_events = n_kv = 0
+                for run_id in ids:
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT payload_json FROM events WHERE run_id=%s", (run_id,)).fetchall()])
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT value FROM kv WHERE run_id=%s", (run_id,)).fetchall()])
+                    n_events += db.execute("DELETE FROM events WHERE run_id=%s",
+                                           (run_id,)).rowcount
+                    n_kv += db.execute("DELETE FROM kv WHERE run_id=%s", (run_id,)).rowcount
+                    for table in ("incarnations", "stale_writes", "runs"):
+                        db.execute(f"DELETE FROM {table} WHERE run_id=%s", (run_id,))
+                n_art = 0
+                for d in sorted(refs):  # only blobs nothing left names (shared ones stay)
+                    if db.execute("SELECT 1 FROM events WHERE strpos(payload_json, %s) > 0"
+                                  " UNION ALL SELECT 1 FROM kv WHERE strpos(value, %s) > 0"
+                                  " LIMIT 1", (d, d)).fetchone() is None:
+                        n_art += db.execute("DELETE FROM artifacts WHERE digest=%s",
+                                            (d,)).rowcount
+                report = PruneReport(tuple(ids), n_events, n_kv, n_art, dry_run)
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        assert report is not None
+        return report
+
     # -- what only this store offers: fencing evidence ---------------------------------------
 
     def stale_writes(self, run_id: str | None = None) -> list[dict[str, Any]]:
@@ -530,6 +645,22 @@ class PostgresStore:
         with self._lock, self._guard():
             cur = self._db.execute(sql, args)
             return cur.fetchone() if one else cur.fetchall()
+
+
+_TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
+
+
+class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
+    pass
+
+
+def _is_head(events: list[Event], head: Any) -> bool:
+    """Whether ``events`` end where the run's recorded head ``(last_seq, last_digest)`` is."""
+    if head is None:
+        return False
+    if not events:
+        return int(head[0]) == 0
+    return (int(head[0]), str(head[1])) == (events[-1].seq, events[-1].digest)
 
 
 def _first_line(exc: BaseException) -> str:

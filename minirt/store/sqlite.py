@@ -7,8 +7,13 @@ Guarantees:
 - Every worker write is one transaction (``BEGIN IMMEDIATE``) that checks the fencing token, so a
   stale incarnation writes nothing; a run transition and the journal rows recording it commit
   together or not at all.
-- Reading a journal verifies the hash chain (see :mod:`minirt.store.base`); a file that is not a
-  SQLite database, or a row that was altered, raises a named error.
+- Reading a journal verifies the hash chain (see :mod:`minirt.store.base`), keyed when a chain
+  key is given (:mod:`minirt.store.chainkey`); so does every claim, inside its transaction and
+  before it writes (``claim_next`` skips a run that does not verify and names it in
+  :attr:`SQLiteStore.refused`). A file that is not a SQLite database, or a row that was altered,
+  raises a named error; a full disk (or ``max_page_count``) raises :class:`StoreFull` with the
+  write rolled back.
+- :meth:`SQLiteStore.prune` deletes finished runs only, with their journals, kv and artifacts.
 
 Does not: share a file across machines (use :mod:`minirt.store.postgres`), or protect against a
 disk that lies about fsync.
@@ -44,15 +49,25 @@ from .base import (
     GENESIS,
     ArtifactMissing,
     Event,
+    JournalCorrupted,
     NewEvent,
+    NotStorable,
+    PruneReport,
     RunRecord,
+    StoreFault,
+    StoreFull,
+    artifact_refs,
     chain,
+    check_prune_age,
+    not_storable,
     verify,
     verify_head,
+    verify_origin,
 )
+from .chainkey import ChainKeys, ChainKeyUnknown, resolve
 
 
-class StoreUnreadable(MinirtError):
+class StoreUnreadable(StoreFault):
     """The store's file is not a database we can read (corrupted, truncated, or something else)."""
 
     fields = ("path", "reason")
@@ -112,13 +127,22 @@ class SQLiteStore:
     """A durable store in one SQLite file. ``path=":memory:"`` gives a non-durable one for demos."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL",
-                 busy_timeout_ms: int = 10_000) -> None:
+                 busy_timeout_ms: int = 10_000, chain_key: ChainKeys | str | None = None
+                 ) -> None:
         self.path = str(path)
+        #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
+        self.chain_keys = resolve(chain_key)
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
         # run_id -> (incarnation, last_seq, last_digest) as this process last wrote them. Only a
         # hint: the fast append path re-checks all three in its UPDATE's WHERE clause.
         self._heads: dict[str, tuple[int, int, str]] = {}
+        # run_id -> the journal its last claim here verified, with the claim's rows; used once,
+        # by the next read, and only if the run's head is still that journal's last row.
+        self._claimed: dict[str, list[Event]] = {}
+        #: Runs that :meth:`claim_next` skipped because their journal did not verify (run id ->
+        #: the error). They stay as they are, for an operator (``minirt show`` names the row).
+        self.refused: dict[str, MinirtError] = {}
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None,
                                        check_same_thread=False, timeout=busy_timeout_ms / 1000)
@@ -132,7 +156,7 @@ class SQLiteStore:
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
-            raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            raise _store_error(self.path, exc) from None
 
     # -- transactions -------------------------------------------------------------------------
 
@@ -150,17 +174,35 @@ class SQLiteStore:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as exc:
-                raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+                raise _store_error(self.path, exc) from None
             self._depth = 1
             try:
                 yield self._db
-            except BaseException:
+            except BaseException as exc:
                 self._depth = 0
-                self._db.execute("ROLLBACK")
+                self._abandon()
+                if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
+                    raise _store_error(self.path, exc) from None
+                if isinstance(exc, UnicodeEncodeError):
+                    raise not_storable(exc) from None
                 raise
             else:
                 self._depth = 0
-                self._db.execute("COMMIT")
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.DatabaseError as exc:  # e.g. the disk filled up at commit
+                    self._abandon()
+                    raise _store_error(self.path, exc) from None
+
+    def _abandon(self) -> None:
+        """Roll back the open transaction (SQLite may already have done so, e.g. on a full
+        disk) and forget the cached journal heads, which may describe rows never committed."""
+        self._heads.clear()
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.DatabaseError:
+                pass  # nothing was committed; the connection reports the state on next use
 
     def close(self) -> None:
         with self._lock:
@@ -183,7 +225,10 @@ class SQLiteStore:
         return RunRecord(Run(run_id), workflow, input_json, at)
 
     def get_run(self, run_id: str) -> RunRecord:
-        row = self._query_one(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=?", (run_id,))
+        try:
+            row = self._query_one(f"SELECT {_RUN_COLS} FROM runs WHERE run_id=?", (run_id,))
+        except NotStorable:  # a lone surrogate: no stored run can have this id
+            raise RunNotFound(run_id=ascii(run_id)) from None
         if row is None:
             raise RunNotFound(run_id=run_id)
         return _record(row)
@@ -214,11 +259,16 @@ class SQLiteStore:
                 raise RevisionConflict(run_id=run_id, expected=expected_revision,
                                        actual=current.revision)
             new = self.apply_event(current, event)
+            verified = None
+            if event.kind == "claim":  # verify before the claim writes anything (a resume)
+                verified = self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
-            if events:
-                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
+            appended = (self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
+                        if events else [])
             if kv:
                 self._kv_txn(db, run_id, kv)
+        if verified is not None:
+            self._remember_claim(run_id, verified + appended)
         return new
 
     def apply_event(self, run: Run, event: RunEvent) -> Run:
@@ -239,15 +289,29 @@ class SQLiteStore:
             sql += f" AND workflow IN ({','.join('?' * len(workflows))})"
             args += list(workflows)
         with self.transaction() as db:
-            row = db.execute(sql + " ORDER BY created_at, run_id LIMIT 1", args).fetchone()
-            if row is None:
-                return None
+            skipped: list[str] = []
+            while True:
+                q = sql + (f" AND run_id NOT IN ({','.join('?' * len(skipped))})"
+                           if skipped else "")
+                row = db.execute(q + " ORDER BY created_at, run_id LIMIT 1",
+                                 [*args, *skipped]).fetchone()
+                if row is None:
+                    return None
+                try:  # verify before the claim writes anything; a corrupted run is skipped
+                    verified = self._verify_txn(db, row)
+                except (JournalCorrupted, ChainKeyUnknown) as exc:
+                    self.refused[row[0]] = exc
+                    skipped.append(row[0])
+                    continue
+                self.refused.pop(row[0], None)
+                break
             rec = _record(row[:-2])
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
-            if events:
-                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
+            appended = (self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1],
+                                         events) if events else [])
+        self._remember_claim(new.run_id, verified + appended)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: sqlite3.Connection, new: Run, expected_revision: int,
@@ -276,7 +340,7 @@ class SQLiteStore:
             if head is not None and head[0] == incarnation and events:
                 # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
                 # appended meanwhile (last_seq) and moves the head; then the INSERT.
-                rows = chain(run_id, incarnation, head[1], head[2], events)
+                rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
                 cur = db.execute(
                     "UPDATE runs SET last_seq=?, last_digest=?,"
                     " lease_expires_at=COALESCE(?, lease_expires_at)"
@@ -310,7 +374,7 @@ class SQLiteStore:
 
     def _append_txn(self, db: sqlite3.Connection, run_id: str, incarnation: int, last_seq: int,
                     last_digest: str, events: Sequence[NewEvent]) -> list[Event]:
-        rows = chain(run_id, incarnation, last_seq, last_digest, events)
+        rows = chain(run_id, incarnation, last_seq, last_digest, events, self.chain_keys)
         if not rows:
             return rows
         self._insert_txn(db, rows)
@@ -331,19 +395,45 @@ class SQLiteStore:
         The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
         rows are also checked against the run's head (``last_seq``/``last_digest``, written in
         the same transaction as every append). The head is read first: a concurrent append can
-        only add rows after it.
+        only add rows after it. Right after a claim by this store, the journal that claim verified
+        (plus its own rows) is returned instead, once, if the head is still its last row: the
+        replay uses exactly what was verified, and a resume verifies once, not twice.
         """
         with self._lock:
+            claimed = self._claimed.pop(run_id, None)
             try:
                 head = self._db.execute("SELECT last_seq, last_digest FROM runs WHERE run_id=?",
                                         (run_id,)).fetchone()
+                if claimed is not None and _is_head(claimed, head):
+                    return claimed[after_seq:]
                 rows = self._db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=?"
                                         " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
-        events = verify(run_id, _events_from_rows(rows))
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
+        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
         verify_head(run_id, events, head)
         return events[after_seq:] if after_seq else events
+
+    def _remember_claim(self, run_id: str, events: list[Event]) -> None:
+        """Keep the journal a claim verified (plus the claim's own rows) for the replay's read:
+        the replay then uses exactly what was verified, without reading it again."""
+        self._claimed[run_id] = events
+        while len(self._claimed) > 4:
+            self._claimed.pop(next(iter(self._claimed)))
+
+    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> list[Event]:
+        """Verify the run's whole journal inside the open transaction (before a claim), and the
+        run row's workflow and input against the journal's first event (``row``: the run's
+        columns, ending with its head ``last_seq, last_digest``)."""
+        run_id = row[0]
+        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=? ORDER BY seq",
+                          (run_id,)).fetchall()
+        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
+        verify_head(run_id, events, (row[-2], row[-1]))
+        verify_origin(run_id, events, row[1], row[2])
+        return events
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
@@ -370,8 +460,11 @@ class SQLiteStore:
 
     def kv_items(self, run_id: str) -> dict[str, str]:
         with self._lock:
-            rows = self._db.execute("SELECT key, value FROM kv WHERE run_id=? ORDER BY key",
-                                    (run_id,)).fetchall()
+            try:
+                rows = self._db.execute("SELECT key, value FROM kv WHERE run_id=? ORDER BY key",
+                                        (run_id,)).fetchall()
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
         return dict(rows)
 
     def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None:
@@ -390,19 +483,89 @@ class SQLiteStore:
                            " (run_id, key) DO UPDATE SET value=excluded.value",
                            (run_id, key, value))
 
+    # -- retention ----------------------------------------------------------------------------
+
+    def prune(self, older_than: float, *, now: float, dry_run: bool = False) -> PruneReport:
+        """Delete every *finished* run (succeeded, failed, cancelled) last changed more than
+        ``older_than`` seconds before ``now``, with its journal, its kv, and every artifact that
+        no remaining run names. A run in any other state is never touched. One transaction:
+        all of it or nothing; ``dry_run`` computes the same report and rolls back."""
+        cutoff = now - check_prune_age(older_than)
+        report: PruneReport | None = None
+        try:
+            with self.transaction() as db:
+                ids = [r[0] for r in db.execute(
+                    "SELECT run_id FROM runs WHERE state IN (?,?,?) AND updated_at < ?"
+                    " ORDER BY updated_at, run_id", (*_TERMINAL_VALUES, cutoff))]
+                refs: set[str] = set()
+                n_events = n_kv = 0
+                for run_id in ids:
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT payload_json FROM events WHERE run_id=?", (run_id,))])
+                    refs |= artifact_refs([r[0] for r in db.execute(
+                        "SELECT value FROM kv WHERE run_id=?", (run_id,))])
+                    n_events += db.execute("DELETE FROM events WHERE run_id=?",
+                                           (run_id,)).rowcount
+                    n_kv += db.execute("DELETE FROM kv WHERE run_id=?", (run_id,)).rowcount
+                    db.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+                    self._heads.pop(run_id, None)
+                n_art = 0
+                for d in sorted(refs):  # only blobs nothing left names (shared ones stay)
+                    if db.execute("SELECT 1 FROM events WHERE instr(payload_json, ?) > 0"
+                                  " UNION ALL SELECT 1 FROM kv WHERE instr(value, ?) > 0"
+                                  " LIMIT 1", (d, d)).fetchone() is None:
+                        n_art += db.execute("DELETE FROM artifacts WHERE digest=?",
+                                            (d,)).rowcount
+                report = PruneReport(tuple(ids), n_events, n_kv, n_art, dry_run)
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        assert report is not None
+        return report
+
     def _query_one(self, sql: str, args: tuple[Any, ...]) -> Any:
         with self._lock:
             try:
                 return self._db.execute(sql, args).fetchone()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
 
 
 _TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
 
 
-def _digest_blob(d: str) -> bytes:
-    return bytes.fromhex(d.removeprefix("sha256:"))
+class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
+    pass
+
+
+def _is_head(events: list[Event], head: Any) -> bool:
+    """Whether ``events`` end where the run's recorded head ``(last_seq, last_digest)`` is."""
+    if head is None:
+        return False
+    if not events:
+        return int(head[0]) == 0
+    return (int(head[0]), str(head[1])) == (events[-1].seq, events[-1].digest)
+
+
+def _is_full(exc: sqlite3.DatabaseError) -> bool:
+    return getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
+
+
+def _store_error(path: str, exc: sqlite3.DatabaseError) -> StoreFault:
+    """The named error for a failed SQLite call: full (disk or ``max_page_count``), or not a
+    database this code can read."""
+    if _is_full(exc):
+        return StoreFull(store=path, reason=str(exc))
+    return StoreUnreadable(path=path, reason=str(exc))
+
+
+def _digest_blob(d: str) -> bytes | str:
+    # A plain digest is kept as its 32 raw bytes; a keyed one (hmac-sha256:<key id>:<hex>) as
+    # text, which keeps its key id (SQLite stores either in the BLOB column).
+    return bytes.fromhex(d[7:]) if d.startswith("sha256:") else d
 
 
 def _digest_text(value: bytes | str) -> str:
