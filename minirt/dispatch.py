@@ -34,7 +34,7 @@ before the tool is invoked; an answer that never came is reconciled, never taken
 (by the default policy). Not guaranteed: that a custom policy keeps any of this (the course's
 broken designs do not, on purpose).
 
-May import: canonical, errors, faults, idempotency, journal, resolution, store.base, tools. Not
+May import: canonical, errors, idempotency, journal, kinds, resolution, store.base, tools. Not
 runtime (it receives a context; the runtime imports this module).
 """
 
@@ -47,6 +47,7 @@ from .canonical import digest, normalise
 from .errors import MinirtError, RecordedError, from_record
 from .idempotency import effect_key
 from .journal import Position, UnresolvedIntent, new_event
+from .kinds import EventKind
 from .resolution import Kind
 from .store.base import Event, NewEvent
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
@@ -101,7 +102,7 @@ def prepare(ctx: Context, tool: Tool, step: int, raw: Any
 
 def rejection(ctx: Context, step: int, tool: str, raw_digest: str, exc: MinirtError) -> NewEvent:
     """The ``tool_rejected`` event of a call refused by its gate or a hook."""
-    return new_event(ctx.runtime.store, "tool_rejected", step,
+    return new_event(ctx.runtime.store, EventKind.TOOL_REJECTED, step,
                      {"tool": tool, "args_digest": raw_digest, "error": exc.to_record()},
                      ctx.now_raw())
 
@@ -116,7 +117,7 @@ def intent_event(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str, *,
                                "effect": tool.effect.value}
     if outbox is not None:
         payload["outbox"] = normalise(dict(outbox))
-    return new_event(ctx.runtime.store, "intent", call.step, payload, ctx.now_raw(),
+    return new_event(ctx.runtime.store, EventKind.INTENT, call.step, payload, ctx.now_raw(),
                      normalised=True)
 
 
@@ -177,13 +178,13 @@ def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any) -> A
     if kind == VALUE:
         value = normalise(value)
         faults.hit("before_result", step=call.step, tool=call.tool)
-        return record_outcome(ctx, call, "tool_result",
+        return record_outcome(ctx, call, EventKind.TOOL_RESULT,
                               {"effect_key": normalise(call.effect_key), "value": value},
                               normalised=True)
     err = value if kind == ERROR else RecordedError(type_name=type(value).__name__,
                                                     detail=str(value))
     faults.hit("before_result", step=call.step, tool=call.tool)
-    return record_outcome(ctx, call, "tool_error",
+    return record_outcome(ctx, call, EventKind.TOOL_ERROR,
                           {"effect_key": call.effect_key, "error": err.to_record()}, err)
 
 
@@ -218,11 +219,11 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
     if ctx.uncertain and res.kind in (Kind.RESULT, Kind.REDISPATCH):
         rt.mark_resolved(ctx, {"effect_key": call.effect_key})
         ctx.uncertain = False
-    note = new_event(rt.store, "reconciled", call.step,
+    note = new_event(rt.store, EventKind.RECONCILED, call.step,
                      {"effect_key": call.effect_key, "resolution": str(res.kind),
                       "reason": res.reason, "why": why}, ctx.now_raw())
     if res.kind == Kind.RESULT:
-        return record_outcome(ctx, call, "tool_result",
+        return record_outcome(ctx, call, EventKind.TOOL_RESULT,
                               {"effect_key": call.effect_key, "value": normalise(res.value)},
                               extra=(note,))
     if res.kind == Kind.REDISPATCH:
@@ -234,7 +235,7 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
         resend = resend_of(ctx, call, attempt)
         for hook in rt.hooks:
             hook.before_redispatch(ctx, tool, resend)
-        ctx.append(note, new_event(rt.store, "attempt", call.step,
+        ctx.append(note, new_event(rt.store, EventKind.ATTEMPT, call.step,
                                    {"effect_key": call.effect_key, "attempt": attempt},
                                    ctx.now_raw()))
         return rt.policy.deliver(ctx, tool, resend)
@@ -250,7 +251,7 @@ def recorded_call(ctx: Context, pos: Position, tool: Tool) -> ToolCall:
     assert pos.opening is not None
     rec = ctx.journal.payload(pos.opening)
     return new_call(ctx, pos.step, tool.name, rec["args"], rec["effect_key"],
-                    attempt=1 + sum(1 for e in pos.extra if e.kind == "attempt"))
+                    attempt=1 + sum(1 for e in pos.extra if e.kind == EventKind.ATTEMPT))
 
 
 def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> Any:
@@ -258,10 +259,10 @@ def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> 
     refusal is raised again; an intent without an outcome is reconciled; an outcome returns."""
     opening = pos.opening
     rec = ctx.journal.payload(opening) if opening else {}
-    if (opening is None or opening.kind not in ("intent", "tool_rejected")
+    if (opening is None or opening.kind not in (EventKind.INTENT, EventKind.TOOL_REJECTED)
             or rec.get("tool") != tool.name or rec.get("args_digest") != raw_digest):
         raise ctx.diverged(p, opening, f"tool {tool.name!r} with args digest {raw_digest[:19]}")
-    if opening.kind == "tool_rejected":
+    if opening.kind == EventKind.TOOL_REJECTED:
         raise from_record(rec["error"])
     call = recorded_call(ctx, pos, tool)
     if pos.outcome is None:
@@ -270,7 +271,7 @@ def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> 
     ctx.positioned(p, "tool", tool.name, True)
     for hook in ctx.runtime.hooks:
         hook.after_outcome(ctx, call, pos.outcome.kind, out)
-    if pos.outcome.kind == "tool_error":
+    if pos.outcome.kind == EventKind.TOOL_ERROR:
         raise from_record(out["error"])
     return out["value"]
 

@@ -53,6 +53,49 @@ from .errors import MinirtError
 if TYPE_CHECKING:
     from .runtime import Runtime
 
+class FaultPoint(StrEnum):
+    """Every named place where the runtime calls ``faults.hit``. A :class:`FaultPlan` refuses
+    any other name (:class:`UnknownFaultPoint`), so a typo cannot silently never fire."""
+
+    # a tool call: the crash windows W1..W5 (and the open transaction of a local commit)
+    BEFORE_INTENT = "before_intent"
+    INSIDE_COMMIT = "inside_commit"
+    AFTER_INTENT = "after_intent"
+    AFTER_PROVIDER_COMMIT = "after_provider_commit"
+    BEFORE_RESULT = "before_result"
+    AFTER_RESULT = "after_result"
+    # the rest of a run
+    AFTER_CLAIM = "after_claim"
+    BEFORE_STEP_RECORD = "before_step_record"
+    AFTER_STEP_RECORD = "after_step_record"
+    BEFORE_DECISION_RECORD = "before_decision_record"
+    AFTER_DECISION_RECORD = "after_decision_record"
+    BEFORE_COMPLETE = "before_complete"
+    # sagas and compensation (minirt.effects)
+    AFTER_FORWARD_RECONCILED = "after_forward_reconciled"
+    BEFORE_COMPENSATION = "before_compensation"
+    AFTER_COMPENSATION_INTENT = "after_compensation_intent"
+    AFTER_COMPENSATION_COMMIT = "after_compensation_commit"
+    BEFORE_COMPENSATION_RESULT = "before_compensation_result"
+    AFTER_COMPENSATION_RESULT = "after_compensation_result"
+    AFTER_SAGA_COMPENSATED = "after_saga_compensated"
+    # approvals
+    APPROVAL_REQUESTED = "approval_requested"
+    AFTER_APPROVAL_RECORDED = "after_approval_recorded"
+    # cancellation
+    AFTER_CANCEL_LOOKUP = "after_cancel_lookup"
+    BEFORE_CANCEL_QUIESCED = "before_cancel_quiesced"
+    AFTER_CANCEL_QUIESCED = "after_cancel_quiesced"
+    BEFORE_CANCEL_CLEANED_UP = "before_cancel_cleaned_up"
+    AFTER_CANCEL_CLEANED_UP = "after_cancel_cleaned_up"
+    BEFORE_CANCELLED = "before_cancelled"
+    # budgets
+    AFTER_BUDGET_RESERVE = "after_budget_reserve"
+    BEFORE_BUDGET_SETTLE = "before_budget_settle"
+
+
+POINTS = frozenset(p.value for p in FaultPoint)
+
 TOOL_POINTS = ("before_intent", "after_intent", "after_provider_commit", "before_result",
                "after_result")
 WINDOWS = {"before_intent": "W1", "after_intent": "W2", "after_provider_commit": "W3",
@@ -66,6 +109,23 @@ class SimulatedCrash(BaseException):  # noqa: N818 - it is a crash, not an error
         super().__init__(f"simulated crash at {point} (occurrence {occurrence})")
         self.point = point
         self.occurrence = occurrence
+
+
+class UnknownFaultPoint(MinirtError):
+    """A fault plan names a point the runtime never hits (a typo would never fire). Raised when
+    the plan is set up, or when code hits an unregistered point under a plan. Not
+    :class:`ScenarioNotImportable`."""
+
+    fields = ("point", "known")
+    template = "no fault point named {point!r} (known: {known})"
+
+
+def check_point(point: str) -> FaultPoint:
+    """``point`` as a :class:`FaultPoint`, or :class:`UnknownFaultPoint`."""
+    try:
+        return FaultPoint(point)
+    except ValueError:
+        raise UnknownFaultPoint(point=point, known=sorted(POINTS)) from None
 
 
 class CrashMode(StrEnum):
@@ -94,7 +154,14 @@ class FaultPlan(Faults):
     passed: list[tuple[str, int]] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
 
+    def __post_init__(self) -> None:
+        if self.crash_at is not None:
+            self.crash_at = check_point(self.crash_at).value
+        self.mode = CrashMode(self.mode)
+
     def hit(self, point: str, **ids: Any) -> None:
+        if point not in POINTS:
+            check_point(point)
         self.counts[point] += 1
         n = self.counts[point]
         self.passed.append((point, n))

@@ -38,6 +38,7 @@ from .errors import MinirtError, RecordedError, ToolError, from_record
 from .faults import Faults, SimulatedCrash
 from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
+from .kinds import EventKind
 from .resolution import Kind, Resolution
 from .run import RunEvent, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store
@@ -305,12 +306,12 @@ class Context:
             value = normalise(fn(*args, **kwargs))
         except MinirtError as exc:
             faults.hit("before_step_record", step=p)
-            self.append(new_event(self.runtime.store, "step", p,
+            self.append(new_event(self.runtime.store, EventKind.STEP, p,
                                    {"name": name, "error": exc.to_record()}, self.now_raw()))
             faults.hit("after_step_record", step=p)
             raise
         faults.hit("before_step_record", step=p)
-        self.append(new_event(self.runtime.store, "step", p,
+        self.append(new_event(self.runtime.store, EventKind.STEP, p,
                                {"name": normalise(name), "value": value}, self.now_raw(),
                                normalised=True))
         faults.hit("after_step_record", step=p)
@@ -345,7 +346,7 @@ class Context:
         output = normalise(m.complete(prompt, index=index))
         faults = self.runtime.faults
         faults.hit("before_decision_record", step=p)
-        self.append(new_event(self.runtime.store, "decision", p,
+        self.append(new_event(self.runtime.store, EventKind.DECISION, p,
                                {"name": name, "prompt_digest": prompt_digest, "output": output},
                                self.now_raw()))
         faults.hit("after_decision_record", step=p)
@@ -389,13 +390,13 @@ class Context:
                 self.positioned(p, "wait", name, True)
                 return self.journal.payload(pos.outcome)["payload"]
         else:
-            self.append(new_event(rt.store, "wait", p, {"name": name}, self.now_raw()))
+            self.append(new_event(rt.store, EventKind.WAIT, p, {"name": name}, self.now_raw()))
         raw = rt.store.kv_get(self.run_id, f"signal:{name}")
         if raw is None:
             raise Suspend(name)
         payload = normalise(json.loads(raw))
-        self.append(new_event(rt.store, "wait_result", p, {"name": name, "payload": payload},
-                               self.now_raw()))
+        self.append(new_event(rt.store, EventKind.WAIT_RESULT, p,
+                              {"name": name, "payload": payload}, self.now_raw()))
         self.positioned(p, "wait", name, False)
         return payload
 
@@ -537,7 +538,7 @@ class Runtime:
         return done
 
     def transition_event(self, kind: str, at: float, **detail: Any) -> NewEvent:
-        return NewEvent("transition", None,
+        return NewEvent(EventKind.TRANSITION, None,
                         canonical_json({"event": kind, "worker_id": self.worker_id, **detail}), at)
 
     def new_context(self, run_id: str, incarnation: int, journal: Journal, input: Any
