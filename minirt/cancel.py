@@ -182,6 +182,10 @@ def cancel(target: Store | Runtime, run_id: str, reason: str, *, by: str = "oper
     return True
 
 
+#: ``minirt.cancel_run``: the package-level name of :func:`cancel` (``minirt.cancel`` is this module).
+cancel_run = cancel
+
+
 def set_deadline(store: Store, run_id: str, deadline_at: float) -> None:
     """Give the run its own absolute deadline (the root of its deadline tree). Idempotent:
     the first deadline stays."""

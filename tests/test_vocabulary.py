@@ -41,3 +41,19 @@ def test_a_resolution_kind_is_an_enum_built_from_its_string():
     with pytest.raises(ResolutionInvalid) as err:
         Resolution("redispach")
     assert "redispach" in str(err.value)
+
+
+def test_minirt_cancel_is_the_module_on_a_fresh_import_and_after_importing_it():
+    import subprocess
+    import sys
+
+    code = ("import types, minirt\n"
+            "from minirt import cancel\n"
+            "a = isinstance(cancel, types.ModuleType)\n"
+            "import minirt.cancel\n"
+            "from minirt import cancel as again, cancel_run\n"
+            "print(a, isinstance(again, types.ModuleType), again is minirt.cancel,\n"
+            "      cancel_run is minirt.cancel.cancel)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "True", "True", "True"]
