@@ -238,7 +238,7 @@ def _tool(name: str, model: Any, effect: EffectClass, send: Any, lookup: Any = N
 
     def handler(args: Any, inv: Any) -> Any:
         key, fn = send(args, inv.call)
-        return tool._send(inv.call, key, fn)
+        return tool.send(inv.call, key, fn)
 
     tool = ProviderTool(name, input_model=model, handler=handler, effect=effect, lookup=lookup,
                         retention_for=retention_for)
