@@ -46,6 +46,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import MinirtError
@@ -356,10 +357,27 @@ def _is_scenario(obj: Any) -> bool:
         callable(getattr(obj, m, None)) for m in ("setup", "make_runtime", "start", "oracle"))
 
 
-def discover_scenarios(package: str = "minirt.scenarios") -> list[str]:
+#: Packages whose modules hold scenarios; a course package registers itself on import
+#: (:func:`register_scenarios`). The runtime names no course package.
+SCENARIO_PACKAGES: list[str] = []
+
+
+def register_scenarios(package: str) -> None:
+    """Make :func:`discover_scenarios` (with no argument) look in ``package``. Idempotent."""
+    if package not in SCENARIO_PACKAGES:
+        SCENARIO_PACKAGES.append(package)
+
+
+def discover_scenarios(package: str | ModuleType | None = None) -> list[str]:
     """The ``module:attribute`` ref of every scenario in the package's modules: module-level
     objects (or classes) with the :class:`Scenario` methods whose ``ref`` names themselves.
-    Sorted; a module that needs a missing optional dependency is left out."""
+    ``package`` is a package or its name; None: every registered package
+    (:data:`SCENARIO_PACKAGES`). Sorted; a module that needs a missing optional dependency is
+    left out."""
+    if package is None:
+        return sorted({ref for name in SCENARIO_PACKAGES for ref in discover_scenarios(name)})
+    if isinstance(package, ModuleType):
+        package = package.__name__
     pkg = importlib.import_module(package)
     refs: set[str] = set()
     for info in pkgutil.iter_modules(pkg.__path__):

@@ -189,3 +189,34 @@ def test_faults_runtime_and_idempotency_are_in_no_import_cycle():
     cyclic = [m for m in ("minirt.faults", "minirt.runtime", "minirt.idempotency",
                           "minirt.resolution", "minirt.dispatch") if _reaches(graph, m, m)]
     assert cyclic == []
+
+
+COURSE = ("minirt.scenarios", "minirt.grading", "minirt.course", "minirt.capstone", "minirt.viz")
+
+
+def test_the_runtime_imports_no_course_code():
+    graph = _graph()
+    runtime = [m for m in graph if not m.startswith(COURSE)]
+    reached = {m: {n for n in graph if n.startswith(COURSE) and _reaches(graph, m, n)}
+               for m in runtime}
+    assert {m: sorted(r) for m, r in reached.items() if r} == {}
+
+
+def test_the_capstone_agent_and_shop_are_in_no_import_cycle():
+    graph = _graph()
+    assert [m for m in ("minirt.capstone.agent", "minirt.capstone.shop")
+            if _reaches(graph, m, m)] == []
+
+
+def test_discover_scenarios_finds_only_registered_packages():
+    import subprocess
+    import sys
+
+    code = ("from minirt.faults import discover_scenarios\n"
+            "before = discover_scenarios()\n"
+            "import minirt.scenarios\n"
+            "print(len(before), len(discover_scenarios()) > 0,\n"
+            "      discover_scenarios(minirt.scenarios) == discover_scenarios())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["0", "True", "True"]
