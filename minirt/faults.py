@@ -301,15 +301,22 @@ def recover(sc: Scenario, workdir: Path, run_id: str, *, max_rounds: int = 5) ->
     return rt
 
 
-def crash_once(scenario: str | Scenario, point: str, *, occurrence: int = 1,
+def crash_once(scenario: str | Scenario, point: str | None, *, occurrence: int = 1,
                mode: str = "simulate", workdir: Path | None = None) -> Verdict:
-    """Run the scenario, crash at ``point`` (its ``occurrence``-th hit), recover, judge."""
+    """Run the scenario, crash at ``point`` (its ``occurrence``-th hit), recover, judge.
+    ``point=None``: a crash-free run, judged the same way (simulate mode only). An unknown
+    point is refused (:class:`UnknownFaultPoint`) before anything runs."""
+    if point is not None:
+        point = check_point(point).value
+    elif CrashMode(mode) is CrashMode.KILL:
+        raise UnknownFaultPoint(point="None (kill mode needs a point)", known=sorted(POINTS))
     sc = load_scenario(scenario)
     with tempfile.TemporaryDirectory() as tmp:
         wd = Path(workdir) if workdir else Path(tmp)
         wd.mkdir(parents=True, exist_ok=True)
         sc.setup(wd)
         if CrashMode(mode) is CrashMode.KILL:
+            assert point is not None
             run_id = _run_in_child(_scenario_ref(sc, scenario), wd, point, occurrence)
         else:
             plan = FaultPlan(crash_at=point, occurrence=occurrence)
