@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 from . import dispatch
 from .canonical import canonical_json, digest, normalise
 from .clock import Clock, SystemClock
+from .cursor import JournalCursor, PositionInvalid
 from .dispatch import DEFAULT_POLICY, DispatchPolicy
 from .errors import MinirtError, RecordedError, ToolError, from_record
 from .faults import Faults, SimulatedCrash
@@ -45,7 +46,7 @@ from .store.base import Event, NewEvent, Store
 from .tools import EffectClass, Tool, ToolCall, has_lookup
 
 __all__ = ["Context", "DispatchPolicy", "Kind", "Model", "ReconcilePolicy", "Resolution",
-           "RunFailed", "RunNotFinished", "RunOutcome", "Runtime", "RuntimeHook", "ScriptedModel",
+           "PositionInvalid", "RunFailed", "RunNotFinished", "RunOutcome", "Runtime", "RuntimeHook", "ScriptedModel",
            "Suspend", "UnknownTool", "UnknownWorkflow", "Workflow", "reconcile_default"]
 
 Workflow = Callable[["Context", Any], Any]
@@ -67,14 +68,6 @@ class RunFailed(MinirtError):
 
     fields = ("run_id", "error")
     template = "run {run_id} failed: {error}"
-
-
-class PositionInvalid(MinirtError):
-    """:meth:`Context.skip_to` was asked to move the step position back. Not a
-    :class:`~minirt.journal.NonDeterminism` (the journal was not consulted)."""
-
-    fields = ("run_id", "position", "current")
-    template = "run {run_id}: cannot move the step position back to {position} from {current}"
 
 
 class RunNotFinished(MinirtError):
@@ -196,9 +189,11 @@ class RuntimeHook:
 class Context:
     """What a workflow sees. One per execution of a run (a fresh one after every crash).
 
-    The public seam for the runtime's own modules (dispatch, sagas, fan-outs, cancellation,
-    hooks): :meth:`claim_position` and :meth:`skip_to` move the step position (nothing else
-    does), :meth:`append` writes the journal through the runtime's :class:`DispatchPolicy`,
+    A facade over a :class:`~minirt.cursor.JournalCursor` (``ctx.cursor``), which owns the step
+    position and the journal writes. The public seam for the runtime's own modules (dispatch,
+    sagas, fan-outs, cancellation, hooks): :meth:`claim_position` and :meth:`skip_to` move the
+    step position (nothing else does), :meth:`append` writes the journal through the runtime's
+    :class:`DispatchPolicy`,
     :meth:`state_for` keeps a hook's per-run state. A subclass (``Runtime.context_class``) may
     change the public methods; how a run journals belongs in a policy, not in a subclass.
     """
@@ -210,8 +205,9 @@ class Context:
         self.incarnation = incarnation
         self.journal = journal
         self.input = input
-        self._position = 0  # Invariant: the next step position; advances identically on replay
-        self._decisions = 0
+        # Invariant: the cursor owns the step position and every journal write of this
+        # execution (minirt.cursor); the Context is the facade over it.
+        self.cursor = JournalCursor(journal, runtime.store, run_id, incarnation)
         self.replaying = False  # a fact: the last position came from the journal
         self.uncertain = False  # a fact: the run is UNCERTAIN (an intent awaits reconciliation)
         self.deadline_at: float | None = None  # the innermost deadline scope's (minirt.cancel)
@@ -228,21 +224,17 @@ class Context:
     def claim_position(self) -> tuple[int, Position | None]:
         """Claim the next step position (after the checkpoint hooks ran there); return it and
         what the journal records at it (None: nothing, run it for real)."""
-        self.runtime.policy.before_position(self, self._position)
+        self.runtime.policy.before_position(self, self.cursor.position)
         for hook in self.runtime.hooks:
             hook.at_checkpoint(self)
-        p = self._position
-        self._position += 1
-        pos = self.journal.at(p)
+        p, pos = self.cursor.claim()
         self.replaying = pos is not None
         return p, pos
 
     def skip_to(self, position: int) -> None:
         """Move the next step position forward to ``position`` (a cancelled run's cleanup
         starts past everything recorded; an expired deadline closes its position). Never back."""
-        if position < self._position:
-            raise PositionInvalid(run_id=self.run_id, position=position, current=self._position)
-        self._position = int(position)
+        self.cursor.skip_to(position)
 
     def append(self, *events: NewEvent, kv: dict[str, str | None] | None = None
                ) -> list[Event]:
@@ -255,10 +247,7 @@ class Context:
         """Write ``events`` now, fenced by this incarnation, renewing the lease (what the
         default policy's :meth:`DispatchPolicy.append` does)."""
         rt = self.runtime
-        rows = rt.store.append(self.run_id, self.incarnation, events,
-                               lease_until=rt.clock.now() + rt.lease_for, kv=kv)
-        self.journal.note(rows)
-        return rows
+        return self.cursor.write(events, kv, lease_until=rt.clock.now() + rt.lease_for)
 
     def state_for(self, owner: object, factory: Callable[[], T]) -> T:
         """``owner``'s state for this execution of the run, made by ``factory()`` on first use.
@@ -282,7 +271,25 @@ class Context:
 
     @property
     def position(self) -> int:
-        return self._position
+        """The next step position (the cursor's)."""
+        return self.cursor.position
+
+    # For Context subclasses written before the cursor (minirt.grading.m03): the same facts.
+    @property
+    def _position(self) -> int:
+        return self.cursor.position
+
+    @_position.setter
+    def _position(self, value: int) -> None:
+        self.cursor.skip_to(value)
+
+    @property
+    def _decisions(self) -> int:
+        return self.cursor.decisions
+
+    @_decisions.setter
+    def _decisions(self, value: int) -> None:
+        self.cursor.decisions = int(value)
 
     # -- steps --------------------------------------------------------------------------------
 
@@ -328,8 +335,7 @@ class Context:
     def decide(self, prompt: Any, *, name: str = "decide", model: Model | None = None) -> Any:
         """Ask the model; on replay return the recorded decision without asking again."""
         p, pos = self.claim_position()
-        index = self._decisions
-        self._decisions += 1
+        index = self.cursor.next_decision()
         prompt_digest = digest(prompt)
         if pos is not None:
             rec = self.journal.payload(pos.opening) if pos.opening else None
