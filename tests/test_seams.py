@@ -220,3 +220,16 @@ def test_discover_scenarios_finds_only_registered_packages():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["0", "True", "True"]
+
+
+def test_the_runtime_builds_tool_calls_in_one_place():
+    """Every ToolCall of a run comes from minirt.dispatch.new_call (deadline, scopes and
+    incarnation always filled in); course code outside a run may build its own."""
+    builders = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if _module_name(path).startswith(COURSE) or path.name == "dispatch.py":
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("ToolCall"):
+                builders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert builders == []
