@@ -193,9 +193,9 @@ class Context:
     position and the journal writes. The public seam for the runtime's own modules (dispatch,
     sagas, fan-outs, cancellation, hooks): :meth:`claim_position` and :meth:`skip_to` move the
     step position (nothing else does), :meth:`append` writes the journal through the runtime's
-    :class:`DispatchPolicy`,
-    :meth:`state_for` keeps a hook's per-run state. A subclass (``Runtime.context_class``) may
-    change the public methods; how a run journals belongs in a policy, not in a subclass.
+    :class:`DispatchPolicy`, :meth:`state_for` keeps a hook's per-run state. A subclass
+    (``Runtime.context_class``) may change the public methods; how a run journals belongs in a
+    policy, not in a subclass.
     """
 
     def __init__(self, runtime: Runtime, run_id: str, incarnation: int, journal: Journal,
@@ -428,7 +428,9 @@ def _safe_digest(value: Any) -> str:
 class Runtime:
     """Runs workflows durably on a store. One runtime = one worker identity."""
 
-    #: The context class each execution gets; a subclass may change how positions replay.
+    #: The context class each execution gets; a subclass may change the workflow-facing methods
+    #: (``claim_position``, ``step``, ``call_tool``...). How a run journals and settles calls is
+    #: the ``policy`` (:class:`~minirt.dispatch.DispatchPolicy`), not a Context subclass.
     context_class: type[Context] = Context
 
     def __init__(self, store: Store, *, tools: Iterable[Tool] = (),
