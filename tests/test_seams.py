@@ -233,3 +233,25 @@ def test_the_runtime_builds_tool_calls_in_one_place():
             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("ToolCall"):
                 builders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert builders == []
+
+
+#: What the core's lower layers may import (minirt modules, at run time). The upper layers
+#: (runtime, effects, scheduler, cancel, approvals, budget, trace) build on these.
+MAY_IMPORT = {
+    "kinds": set(),
+    "resolution": {"errors"},
+    "tools": {"errors"},
+    "faults": {"errors"},
+    "journal": {"canonical", "errors", "store.base"},
+    "cursor": {"errors", "journal", "store.base"},
+    "idempotency": {"canonical", "errors", "journal", "resolution", "tools"},
+    "dispatch": {"canonical", "errors", "idempotency", "journal", "kinds", "resolution",
+                 "store.base", "tools"},
+}
+
+
+def test_the_lower_layers_import_only_what_they_may():
+    graph = _graph()
+    extra = {m: sorted({n.removeprefix("minirt.") for n in graph[f"minirt.{m}"]} - allowed)
+             for m, allowed in MAY_IMPORT.items()}
+    assert {m: e for m, e in extra.items() if e} == {}
