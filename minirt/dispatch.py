@@ -47,7 +47,7 @@ from .canonical import digest, normalise
 from .errors import MinirtError, RecordedError, from_record
 from .idempotency import effect_key
 from .journal import Position, UnresolvedIntent, new_event
-from .kinds import EventKind
+from .kinds import KIND
 from .resolution import Kind
 from .store.base import Event, NewEvent
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
@@ -62,9 +62,10 @@ def new_call(ctx: Context, step: int, tool: str, args: Any, key: str, *,
              attempt: int = 1) -> ToolCall:
     """The call ``ctx`` dispatches at ``step``: always with the executing incarnation, the
     runtime's scopes and the innermost deadline in force (``ctx.deadline_at``)."""
-    return ToolCall(run_id=ctx.run_id, step=step, tool=tool, args=args, effect_key=key,
-                    attempt=attempt, incarnation=ctx.incarnation, scopes=ctx.runtime.scopes,
-                    deadline_at=ctx.deadline_at)
+    # positional, in ToolCall's field order (run_id, step, tool, args, effect_key, attempt,
+    # incarnation, scopes, deadline_at): this is the hot path of every call
+    return ToolCall(ctx.run_id, step, tool, args, key, attempt, ctx.incarnation,
+                    ctx.runtime.scopes, ctx.deadline_at)
 
 
 def resend_of(ctx: Context, call: ToolCall, attempt: int) -> ToolCall:
@@ -89,8 +90,12 @@ def prepare(ctx: Context, tool: Tool, step: int, raw: Any
     call; the caller journals :func:`rejection`."""
     rt = ctx.runtime
     prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw, rt.scopes))
-    call = new_call(ctx, step, tool.name, prepared, key_of(rt, ctx.run_id, step, tool.name,
-                                                            prepared))
+    if rt.key_for is effect_key:  # key_of, inlined: the default reuses the args digest
+        key = effect_key(ctx.run_id, step, tool.name, prepared,
+                         args_digest=digest(prepared, normalised=True))
+    else:
+        key = rt.key_for(ctx.run_id, step, tool.name, prepared)
+    call = new_call(ctx, step, tool.name, prepared, key)
     ctx.pending_kv = {}
     try:
         for hook in rt.hooks:
@@ -102,7 +107,7 @@ def prepare(ctx: Context, tool: Tool, step: int, raw: Any
 
 def rejection(ctx: Context, step: int, tool: str, raw_digest: str, exc: MinirtError) -> NewEvent:
     """The ``tool_rejected`` event of a call refused by its gate or a hook."""
-    return new_event(ctx.runtime.store, EventKind.TOOL_REJECTED, step,
+    return new_event(ctx.runtime.store, KIND.TOOL_REJECTED, step,
                      {"tool": tool, "args_digest": raw_digest, "error": exc.to_record()},
                      ctx.now_raw())
 
@@ -117,7 +122,7 @@ def intent_event(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str, *,
                                "effect": tool.effect.value}
     if outbox is not None:
         payload["outbox"] = normalise(dict(outbox))
-    return new_event(ctx.runtime.store, EventKind.INTENT, call.step, payload, ctx.now_raw(),
+    return new_event(ctx.runtime.store, KIND.INTENT, call.step, payload, ctx.now_raw(),
                      normalised=True)
 
 
@@ -172,26 +177,25 @@ def why_unknown(kind: str, value: Any) -> str:
 def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any) -> Any:
     """Step 6: journal the answer :func:`invoke` classified (or reconcile a lost one)."""
     faults = ctx.runtime.faults
-    if is_unknown(tool, kind):
+    if kind != VALUE and is_unknown(tool, kind):
         return ctx.runtime.policy.reconcile(ctx, tool, call, why_unknown(kind, value))
     faults.hit("after_provider_commit", step=call.step, tool=call.tool)
     if kind == VALUE:
         value = normalise(value)
         faults.hit("before_result", step=call.step, tool=call.tool)
-        return record_outcome(ctx, call, EventKind.TOOL_RESULT,
+        return record_outcome(ctx, call, KIND.TOOL_RESULT,
                               {"effect_key": normalise(call.effect_key), "value": value},
                               normalised=True)
     err = value if kind == ERROR else RecordedError(type_name=type(value).__name__,
                                                     detail=str(value))
     faults.hit("before_result", step=call.step, tool=call.tool)
-    return record_outcome(ctx, call, EventKind.TOOL_ERROR,
+    return record_outcome(ctx, call, KIND.TOOL_ERROR,
                           {"effect_key": call.effect_key, "error": err.to_record()}, err)
 
 
 def deliver(ctx: Context, tool: Tool, call: ToolCall) -> Any:
     """Steps 5-6 for a journaled intent: invoke, then record the outcome or reconcile."""
-    kind, value = invoke(tool, call)
-    return settle(ctx, tool, call, kind, value)
+    return settle(ctx, tool, call, *invoke(tool, call))
 
 
 def record_outcome(ctx: Context, call: ToolCall, kind: str, payload: dict[str, Any],
@@ -219,11 +223,11 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
     if ctx.uncertain and res.kind in (Kind.RESULT, Kind.REDISPATCH):
         rt.mark_resolved(ctx, {"effect_key": call.effect_key})
         ctx.uncertain = False
-    note = new_event(rt.store, EventKind.RECONCILED, call.step,
+    note = new_event(rt.store, KIND.RECONCILED, call.step,
                      {"effect_key": call.effect_key, "resolution": str(res.kind),
                       "reason": res.reason, "why": why}, ctx.now_raw())
     if res.kind == Kind.RESULT:
-        return record_outcome(ctx, call, EventKind.TOOL_RESULT,
+        return record_outcome(ctx, call, KIND.TOOL_RESULT,
                               {"effect_key": call.effect_key, "value": normalise(res.value)},
                               extra=(note,))
     if res.kind == Kind.REDISPATCH:
@@ -235,7 +239,7 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
         resend = resend_of(ctx, call, attempt)
         for hook in rt.hooks:
             hook.before_redispatch(ctx, tool, resend)
-        ctx.append(note, new_event(rt.store, EventKind.ATTEMPT, call.step,
+        ctx.append(note, new_event(rt.store, KIND.ATTEMPT, call.step,
                                    {"effect_key": call.effect_key, "attempt": attempt},
                                    ctx.now_raw()))
         return rt.policy.deliver(ctx, tool, resend)
@@ -251,7 +255,7 @@ def recorded_call(ctx: Context, pos: Position, tool: Tool) -> ToolCall:
     assert pos.opening is not None
     rec = ctx.journal.payload(pos.opening)
     return new_call(ctx, pos.step, tool.name, rec["args"], rec["effect_key"],
-                    attempt=1 + sum(1 for e in pos.extra if e.kind == EventKind.ATTEMPT))
+                    attempt=1 + sum(1 for e in pos.extra if e.kind == KIND.ATTEMPT))
 
 
 def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> Any:
@@ -259,10 +263,10 @@ def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> 
     refusal is raised again; an intent without an outcome is reconciled; an outcome returns."""
     opening = pos.opening
     rec = ctx.journal.payload(opening) if opening else {}
-    if (opening is None or opening.kind not in (EventKind.INTENT, EventKind.TOOL_REJECTED)
+    if (opening is None or opening.kind not in (KIND.INTENT, KIND.TOOL_REJECTED)
             or rec.get("tool") != tool.name or rec.get("args_digest") != raw_digest):
         raise ctx.diverged(p, opening, f"tool {tool.name!r} with args digest {raw_digest[:19]}")
-    if opening.kind == EventKind.TOOL_REJECTED:
+    if opening.kind == KIND.TOOL_REJECTED:
         raise from_record(rec["error"])
     call = recorded_call(ctx, pos, tool)
     if pos.outcome is None:
@@ -271,7 +275,7 @@ def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> 
     ctx.positioned(p, "tool", tool.name, True)
     for hook in ctx.runtime.hooks:
         hook.after_outcome(ctx, call, pos.outcome.kind, out)
-    if pos.outcome.kind == EventKind.TOOL_ERROR:
+    if pos.outcome.kind == KIND.TOOL_ERROR:
         raise from_record(out["error"])
     return out["value"]
 

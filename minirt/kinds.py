@@ -15,6 +15,7 @@ Imports nothing of minirt.
 from __future__ import annotations
 
 from enum import StrEnum
+from types import SimpleNamespace
 
 
 class EventKind(StrEnum):
@@ -50,3 +51,9 @@ class EventKind(StrEnum):
     CANCEL_RECONCILED = "cancel_reconciled"
     # budgets (minirt.budget)
     BUDGET = "budget"
+
+
+#: The same vocabulary as plain ``str`` values (``KIND.INTENT == "intent"``), for the hot path:
+#: an enum member costs a Python-level ``__format__`` each time the store chains an event
+#: (about 0.4 µs), and the events it comes back in are compared at every replayed position.
+KIND = SimpleNamespace(**{member.name: member.value for member in EventKind})

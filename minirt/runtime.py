@@ -39,7 +39,7 @@ from .errors import MinirtError, RecordedError, ToolError, from_record
 from .faults import Faults, SimulatedCrash
 from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
-from .kinds import EventKind
+from .kinds import KIND
 from .resolution import Kind, Resolution
 from .run import RunEvent, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store
@@ -208,6 +208,15 @@ class Context:
         # Invariant: the cursor owns the step position and every journal write of this
         # execution (minirt.cursor); the Context is the facade over it.
         self.cursor = JournalCursor(journal, runtime.store, run_id, incarnation)
+        # The policy's methods this context must call (None: the default's, done inline: the
+        # hot path of every step costs no extra call for a runtime without a custom design).
+        policy = runtime.policy
+        self._policy_append = None if type(policy).append is DispatchPolicy.append \
+            else policy.append
+        self._policy_position = None if type(policy).before_position is \
+            DispatchPolicy.before_position else policy.before_position
+        self._policy_deliver = None if type(policy).deliver is DispatchPolicy.deliver \
+            else policy.deliver
         self.replaying = False  # a fact: the last position came from the journal
         self.uncertain = False  # a fact: the run is UNCERTAIN (an intent awaits reconciliation)
         self.deadline_at: float | None = None  # the innermost deadline scope's (minirt.cancel)
@@ -224,7 +233,8 @@ class Context:
     def claim_position(self) -> tuple[int, Position | None]:
         """Claim the next step position (after the checkpoint hooks ran there); return it and
         what the journal records at it (None: nothing, run it for real)."""
-        self.runtime.policy.before_position(self, self.cursor.position)
+        if self._policy_position is not None:
+            self._policy_position(self, self.cursor.position)
         for hook in self.runtime.hooks:
             hook.at_checkpoint(self)
         p, pos = self.cursor.claim()
@@ -240,7 +250,10 @@ class Context:
                ) -> list[Event]:
         """Journal ``events`` (and ``kv``, in the same transaction) through the runtime's
         policy; returns the rows written (none if the policy holds them back)."""
-        return self.runtime.policy.append(self, events, kv)
+        if self._policy_append is not None:
+            return self._policy_append(self, events, kv)
+        rt = self.runtime
+        return self.cursor.write(events, kv, lease_until=rt.clock.now() + rt.lease_for)
 
     def write_journal(self, events: tuple[NewEvent, ...] | list[NewEvent],
                       kv: dict[str, str | None] | None = None) -> list[Event]:
@@ -313,12 +326,12 @@ class Context:
             value = normalise(fn(*args, **kwargs))
         except MinirtError as exc:
             faults.hit("before_step_record", step=p)
-            self.append(new_event(self.runtime.store, EventKind.STEP, p,
+            self.append(new_event(self.runtime.store, KIND.STEP, p,
                                    {"name": name, "error": exc.to_record()}, self.now_raw()))
             faults.hit("after_step_record", step=p)
             raise
         faults.hit("before_step_record", step=p)
-        self.append(new_event(self.runtime.store, EventKind.STEP, p,
+        self.append(new_event(self.runtime.store, KIND.STEP, p,
                                {"name": normalise(name), "value": value}, self.now_raw(),
                                normalised=True))
         faults.hit("after_step_record", step=p)
@@ -352,7 +365,7 @@ class Context:
         output = normalise(m.complete(prompt, index=index))
         faults = self.runtime.faults
         faults.hit("before_decision_record", step=p)
-        self.append(new_event(self.runtime.store, EventKind.DECISION, p,
+        self.append(new_event(self.runtime.store, KIND.DECISION, p,
                                {"name": name, "prompt_digest": prompt_digest, "output": output},
                                self.now_raw()))
         faults.hit("after_decision_record", step=p)
@@ -379,7 +392,9 @@ class Context:
             self.append(dispatch.rejection(self, p, tool_name, raw_digest, exc))
             raise
         dispatch.write_intent(self, tool, call, raw_digest, staged)
-        return rt.policy.deliver(self, tool, call)
+        if self._policy_deliver is None:
+            return dispatch.deliver(self, tool, call)
+        return self._policy_deliver(self, tool, call)
 
     # -- waits --------------------------------------------------------------------------------
 
@@ -396,12 +411,12 @@ class Context:
                 self.positioned(p, "wait", name, True)
                 return self.journal.payload(pos.outcome)["payload"]
         else:
-            self.append(new_event(rt.store, EventKind.WAIT, p, {"name": name}, self.now_raw()))
+            self.append(new_event(rt.store, KIND.WAIT, p, {"name": name}, self.now_raw()))
         raw = rt.store.kv_get(self.run_id, f"signal:{name}")
         if raw is None:
             raise Suspend(name)
         payload = normalise(json.loads(raw))
-        self.append(new_event(rt.store, EventKind.WAIT_RESULT, p,
+        self.append(new_event(rt.store, KIND.WAIT_RESULT, p,
                               {"name": name, "payload": payload}, self.now_raw()))
         self.positioned(p, "wait", name, False)
         return payload
@@ -546,7 +561,7 @@ class Runtime:
         return done
 
     def transition_event(self, kind: str, at: float, **detail: Any) -> NewEvent:
-        return NewEvent(EventKind.TRANSITION, None,
+        return NewEvent(KIND.TRANSITION, None,
                         canonical_json({"event": kind, "worker_id": self.worker_id, **detail}), at)
 
     def new_context(self, run_id: str, incarnation: int, journal: Journal, input: Any
