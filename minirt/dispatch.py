@@ -5,7 +5,7 @@ One logical tool call passes these steps, in this order, whether it comes from
 (:mod:`minirt.effects`) or a cancellation look-up (:mod:`minirt.cancel`):
 
 1. **prepare** (:func:`prepare`): the tool's gate validates and normalises the arguments;
-2. **key**: the runtime's ``key_for`` names the logical operation (:func:`key_of`);
+2. **key**: the runtime's ``key_for`` names the logical operation (inside :func:`prepare`);
 3. **hooks**: every ``before_dispatch`` hook may refuse it or stage kv for the intent;
 4. a refusal becomes a ``tool_rejected`` event (:func:`rejection`), else an **intent**
    (:func:`intent_event`, :func:`write_intent`) is journaled before anything is sent;
@@ -53,7 +53,7 @@ from .store.base import Event, NewEvent
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
 
 if TYPE_CHECKING:
-    from .runtime import Context, Runtime
+    from .runtime import Context
 
 
 # -- the one ToolCall factory ---------------------------------------------------------------------
@@ -75,14 +75,6 @@ def resend_of(ctx: Context, call: ToolCall, attempt: int) -> ToolCall:
 
 # -- prepare, key, hooks -----------------------------------------------------------------------------
 
-def key_of(rt: Runtime, run_id: str, step: int, tool: str, prepared: Any) -> str:
-    """The effect key of a prepared call (the default key function reuses the args digest)."""
-    if rt.key_for is effect_key:
-        return effect_key(run_id, step, tool, prepared,
-                          args_digest=digest(prepared, normalised=True))
-    return rt.key_for(run_id, step, tool, prepared)
-
-
 def prepare(ctx: Context, tool: Tool, step: int, raw: Any
             ) -> tuple[ToolCall, dict[str, str | None]]:
     """Steps 1-3: the gate, the key, the ``before_dispatch`` hooks. Returns the call and the kv
@@ -90,7 +82,7 @@ def prepare(ctx: Context, tool: Tool, step: int, raw: Any
     call; the caller journals :func:`rejection`."""
     rt = ctx.runtime
     prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw, rt.scopes))
-    if rt.key_for is effect_key:  # key_of, inlined: the default reuses the args digest
+    if rt.key_for is effect_key:  # the default reuses the digest of the normalised args
         key = effect_key(ctx.run_id, step, tool.name, prepared,
                          args_digest=digest(prepared, normalised=True))
     else:
