@@ -182,7 +182,8 @@ def cancel(target: Store | Runtime, run_id: str, reason: str, *, by: str = "oper
     return True
 
 
-#: ``minirt.cancel_run``: the package-level name of :func:`cancel` (``minirt.cancel`` is this module).
+#: ``minirt.cancel_run``: the package-level name of :func:`cancel` (``minirt.cancel`` is the
+#: module).
 cancel_run = cancel
 
 

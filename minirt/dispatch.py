@@ -73,7 +73,7 @@ def resend_of(ctx: Context, call: ToolCall, attempt: int) -> ToolCall:
     return new_call(ctx, call.step, call.tool, call.args, call.effect_key, attempt=attempt)
 
 
-# -- prepare, key, hooks -----------------------------------------------------------------------------
+# -- prepare, key, hooks ---------------------------------------------------------------------------
 
 def prepare(ctx: Context, tool: Tool, step: int, raw: Any
             ) -> tuple[ToolCall, dict[str, str | None]]:
@@ -104,7 +104,7 @@ def rejection(ctx: Context, step: int, tool: str, raw_digest: str, exc: MinirtEr
                      ctx.now_raw())
 
 
-# -- the intent -------------------------------------------------------------------------------------
+# -- the intent ------------------------------------------------------------------------------------
 
 def intent_event(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str, *,
                  outbox: Mapping[str, Any] | None = None) -> NewEvent:
@@ -138,7 +138,7 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
     return rows
 
 
-# -- invoke and settle ------------------------------------------------------------------------------
+# -- invoke and settle -----------------------------------------------------------------------------
 
 #: What :func:`invoke` returns as the first element: how the tool answered.
 VALUE, ERROR, UNKNOWN, EXCEPTION = "value", "error", "unknown", "exception"
@@ -239,7 +239,7 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
                            effect_key=call.effect_key, reason=res.reason or why)
 
 
-# -- replay -----------------------------------------------------------------------------------------
+# -- replay ----------------------------------------------------------------------------------------
 
 def recorded_call(ctx: Context, pos: Position, tool: Tool) -> ToolCall:
     """The call recorded by the intent at ``pos``, as this incarnation would send it now (its
@@ -272,7 +272,7 @@ def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> 
     return out["value"]
 
 
-# -- the strategy object ----------------------------------------------------------------------------
+# -- the strategy object ---------------------------------------------------------------------------
 
 class DispatchPolicy:
     """How a run journals its events and settles its tool calls: minirt's design by default.

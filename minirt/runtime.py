@@ -45,9 +45,10 @@ from .run import RunEvent, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store
 from .tools import EffectClass, Tool, ToolCall, has_lookup
 
-__all__ = ["Context", "DispatchPolicy", "Kind", "Model", "ReconcilePolicy", "Resolution",
-           "PositionInvalid", "RunFailed", "RunNotFinished", "RunOutcome", "Runtime", "RuntimeHook", "ScriptedModel",
-           "Suspend", "UnknownTool", "UnknownWorkflow", "Workflow", "reconcile_default"]
+__all__ = ["Context", "DispatchPolicy", "Kind", "Model", "PositionInvalid", "ReconcilePolicy",
+           "Resolution", "RunFailed", "RunNotFinished", "RunOutcome", "Runtime", "RuntimeHook",
+           "ScriptedModel", "Suspend", "UnknownTool", "UnknownWorkflow", "Workflow",
+           "reconcile_default"]
 
 Workflow = Callable[["Context", Any], Any]
 T = TypeVar("T")
