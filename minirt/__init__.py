@@ -20,6 +20,10 @@ guarantees and what it does not):
   the digest of the exact effect, re-checked at dispatch
 - :mod:`minirt.scheduler` — ``parallel``: dependency- and conflict-aware waves, deterministic joins
 - :mod:`minirt.cancel` — durable cancellation stages, nested deadlines, bounded cleanup
+  (``from minirt import cancel`` is always this module; the request function is ``cancel_run``)
+- :mod:`minirt.dispatch` — the one tool-call pipeline, the ToolCall factory, DispatchPolicy
+- :mod:`minirt.resolution` — Resolution and its Kind (a reconcile policy's answer)
+- :mod:`minirt.kinds` — EventKind, every kind of journal event
 - :mod:`minirt.budget` — reservations before dispatch across tokens, attempts, time, retries,
   children
 - :mod:`minirt.trace` — spans from durable identities, OpenTelemetry export, the effect report
@@ -72,21 +76,28 @@ _LAZY = {
     **dict.fromkeys(["ApprovalGate", "Secret", "Credentials", "Capability", "Receipt",
                      "GuardedTool", "request_approval", "call_approved"], "approvals"),
     **dict.fromkeys(["parallel", "Call", "ref"], "scheduler"),
-    **dict.fromkeys(["cancel", "CancellableRuntime", "Cancelled", "fail_after",
+    **dict.fromkeys(["cancel_run", "CancellableRuntime", "Cancelled", "fail_after",
                      "move_on_after", "fail_at", "move_on_at", "Cleanup"], "cancel"),
     **dict.fromkeys(["BudgetHook", "BudgetExceeded", "Dimension"], "budget"),
     **dict.fromkeys(["TraceHook", "journal_spans", "effect_report"], "trace"),
-    **dict.fromkeys(["Runtime", "RuntimeHook", "Resolution"], "runtime"),
+    **dict.fromkeys(["Runtime", "RuntimeHook"], "runtime"),
+    **dict.fromkeys(["Resolution"], "resolution"),
+    **dict.fromkeys(["DispatchPolicy"], "dispatch"),
 }
+#: Submodules whose name is also a function of theirs: ``minirt.cancel`` is always the module
+#: (on a fresh import and after ``import minirt.cancel`` alike); the function is ``cancel_run``.
+_MODULES = frozenset({"cancel"})
 _LAZY.pop("Runtime")  # imported eagerly above
 
 
 def __getattr__(name: str) -> object:
+    import importlib
+
+    if name in _MODULES:
+        return importlib.import_module(f"minirt.{name}")  # the import binds it here too
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'minirt' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(f"minirt.{module}"), name)
     globals()[name] = value
     return value

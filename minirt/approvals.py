@@ -39,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import weakref
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict, dataclass, fields
 from fnmatch import fnmatchcase
@@ -470,6 +469,13 @@ K_REQUEST, K_USED = "approval:request:", "approval:used:"
 K_REVOKED, K_CAP = "revoked:", "capability:"
 
 
+@dataclass
+class _Staged:
+    """An ApprovalGate's per-run state: what the next call of the run is to be checked with."""
+
+    value: Any = None
+
+
 class ApprovalGate(RuntimeHook):
     """Holds the signing key and the credentials; mints, approves, revokes; and, as a runtime
     hook, re-checks every guarded call at dispatch time (see the module docstring)."""
@@ -483,7 +489,6 @@ class ApprovalGate(RuntimeHook):
         self.artifacts = artifacts  # name -> current bytes (what the tool will actually send)
         self.check = check
         self.guards: dict[str, Guard] = {}
-        self._stash: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         return f"ApprovalGate(guards={sorted(self.guards)}, credentials={self.credentials!r})"
@@ -614,10 +619,20 @@ class ApprovalGate(RuntimeHook):
         return ApprovalRequest("apr_" + _hid(ctx.run_id, step), eff, digest(eff),
                                rt.clock.now()).to_dict()
 
+    def stage(self, ctx: Context, pending: Any) -> None:
+        """Hand the next call of ``ctx`` a receipt (or the reviewer's rejection) to check."""
+        ctx.state_for(self, _Staged).value = pending
+
+    def take(self, ctx: Context) -> Any:
+        """The receipt or rejection staged for ``ctx``'s call, once (None if nothing is)."""
+        staged = ctx.state_for(self, _Staged)
+        pending, staged.value = staged.value, None
+        return pending
+
     def before_dispatch(self, ctx: Context, tool: Any, call: ToolCall) -> None:
         """The dispatch-time gate (a RuntimeHook method): raise a :class:`GateRefused`, or
         stage the receipt's single-use mark so it commits with the intent."""
-        pending = self._stash.pop(ctx, None)
+        pending = self.take(ctx)
         if call.tool not in self.guards:
             return
         if isinstance(pending, ApprovalRejected):  # the reviewer said no: nothing else matters
@@ -722,13 +737,13 @@ def request_approval(ctx: Context, tool: str, args: Mapping[str, Any], *,
         raise ApprovalForged(request_id=req.request_id, receipt_id="?",
                              reason="the decision delivered is neither granted nor rejected")
     if decision["decision"] == "rejected":
-        gate._stash[ctx] = ApprovalRejected(request_id=req.request_id,
-                                            approver=str(decision.get("approver")),
-                                            reason=str(decision.get("reason")))
+        gate.stage(ctx, ApprovalRejected(request_id=req.request_id,
+                                         approver=str(decision.get("approver")),
+                                         reason=str(decision.get("reason"))))
         try:
             ctx.call_tool(tool, dict(args))  # refused by the gate, journaled as tool_rejected
         finally:
-            gate._stash.pop(ctx, None)
+            gate.take(ctx)
         raise ToolError(tool=tool, reason="the rejection was not enforced")  # not reached
     return Receipt.from_dict(decision.get("receipt"))
 
@@ -740,8 +755,8 @@ def call_approved(ctx: Context, tool: str, args: Mapping[str, Any],
     if tool not in gate.guards:  # a receipt for an unguarded tool would be silently ignored
         raise OutOfScope(run_id=ctx.run_id, tool=tool, resource="-",
                          reason="the tool is not guarded by this gate")
-    gate._stash[ctx] = receipt if isinstance(receipt, Receipt) else Receipt.from_dict(receipt)
+    gate.stage(ctx, receipt if isinstance(receipt, Receipt) else Receipt.from_dict(receipt))
     try:
         return ctx.call_tool(tool, dict(args))
     finally:
-        gate._stash.pop(ctx, None)
+        gate.take(ctx)

@@ -50,13 +50,15 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from . import dispatch
 from .canonical import canonical_json, normalise
 from .errors import MinirtError, from_record
 from .journal import Journal, new_event
+from .resolution import Kind
 from .run import IllegalTransition, RunEvent, RunState
 from .runtime import Context, RunOutcome, Runtime, RuntimeHook
 from .store.base import NewEvent, Store
-from .tools import EffectClass, OutcomeUnknown, ToolCall, has_lookup
+from .tools import EffectClass, OutcomeUnknown, has_lookup
 
 CANCEL_KEY = "cancel"  # kv: the cancel record (JSON), written with every cancel event
 DEADLINE_KEY = "deadline"  # kv: the run's own deadline_at (JSON number)
@@ -180,6 +182,11 @@ def cancel(target: Store | Runtime, run_id: str, reason: str, *, by: str = "oper
     return True
 
 
+#: ``minirt.cancel_run``: the package-level name of :func:`cancel` (``minirt.cancel`` is the
+#: module).
+cancel_run = cancel
+
+
 def set_deadline(store: Store, run_id: str, deadline_at: float) -> None:
     """Give the run its own absolute deadline (the root of its deadline tree). Idempotent:
     the first deadline stays."""
@@ -227,30 +234,28 @@ def _look_up(ctx: Context, step: int) -> None:
     """Settle the open intent at ``step`` without ever resending it; journal the answer."""
     rt, pos = ctx.runtime, ctx.journal.at(step)
     assert pos is not None and pos.opening is not None
-    p = ctx.journal.payload(pos.opening)
-    tool = rt.tool(p["tool"])
-    call = ToolCall(ctx.run_id, step, tool.name, p["args"], p["effect_key"], 1, ctx.incarnation,
-                    rt.scopes)
+    tool = rt.tool(ctx.journal.payload(pos.opening)["tool"])
+    call = dispatch.recorded_call(ctx, pos, tool)  # the one factory: deadline, scopes, incarnation
     try:
         if has_lookup(tool):
             found = tool.lookup(call)  # type: ignore[attr-defined]
-            kind, value = ("result", found.result) if found.found else ("not_found", None)
+            kind, value = (Kind.RESULT, found.result) if found.found else (Kind.NOT_FOUND, None)
             reason = "found at the provider" if found.found else "not found at the provider"
         else:
             res = rt.reconcile(ctx, tool, call)
             kind, value, reason = res.kind, res.value, res.reason
-            if kind == "redispatch":  # never resent after a cancel
-                kind = "not_found" if tool.effect is EffectClass.PURE else "unknown"
+            if kind is Kind.REDISPATCH:  # never resent after a cancel
+                kind = Kind.NOT_FOUND if tool.effect is EffectClass.PURE else Kind.UNKNOWN
     except (OutcomeUnknown, MinirtError, Exception):  # no answer now: still in flight
         return
     note = new_event(rt.store, "reconciled", step, {
-        "effect_key": call.effect_key, "resolution": "result" if kind == "result" else kind,
+        "effect_key": call.effect_key, "resolution": str(kind),
         "reason": f"cancelled, not resent: {reason}", "cancel": True}, ctx.now_raw())
-    if kind == "result":
-        ctx._append(note, new_event(rt.store, "tool_result", step, {
+    if kind is Kind.RESULT:
+        ctx.append(note, new_event(rt.store, "tool_result", step, {
             "effect_key": call.effect_key, "value": normalise(value)}, ctx.now_raw()))
     else:
-        ctx._append(note)
+        ctx.append(note)
     rt.faults.hit("after_cancel_lookup", step=step, tool=tool.name)
 
 
@@ -285,14 +290,17 @@ class CancelHook(RuntimeHook):
         self.propagate = propagate or effective_deadline
 
     def state(self, ctx: Context) -> _RunState:
-        st = ctx.__dict__.get("_cancel")
-        if st is None:
-            store = ctx.runtime.store
-            raw = store.kv_get(ctx.run_id, DEADLINE_KEY)
-            st = _RunState(cancel_record(store, ctx.run_id), None if raw is None else
-                           float(json.loads(raw)))
-            ctx.__dict__["_cancel"] = st
-            ctx.deadline_at = st.deadline_at  # type: ignore[attr-defined]
+        """This hook's state for the execution of ``ctx`` (read from the store on first use;
+        it also sets ``ctx.deadline_at`` to the run's own deadline)."""
+        return ctx.state_for(self, lambda: self._load(ctx))
+
+    @staticmethod
+    def _load(ctx: Context) -> _RunState:
+        store = ctx.runtime.store
+        raw = store.kv_get(ctx.run_id, DEADLINE_KEY)
+        st = _RunState(cancel_record(store, ctx.run_id), None if raw is None else
+                       float(json.loads(raw)))
+        ctx.deadline_at = st.deadline_at
         return st
 
     def at_checkpoint(self, ctx: Context) -> None:
@@ -321,11 +329,24 @@ class CancelHook(RuntimeHook):
         if pos is None:  # a deadline ends a scope only where nothing is recorded yet
             self._expire(ctx, st, p)
 
+    def on_exit(self, ctx: Context, exc: BaseException) -> RunOutcome | None:
+        """How a cancelled execution ends: :class:`Cancelled` (raised here) or a workflow that
+        ended after the request -> :func:`finish_cancel`; not quiescent yet -> CANCELLING."""
+        rt = ctx.runtime
+        if isinstance(exc, Cancelled):
+            return finish_cancel(rt, ctx.run_id, ctx.incarnation)
+        if isinstance(exc, _NotYet):
+            return RunOutcome(ctx.run_id, RunState.CANCELLING, error=exc.error)
+        if isinstance(exc, IllegalTransition) and \
+                rt.store.get_run(ctx.run_id).run.state is RunState.CANCELLING:
+            return finish_cancel(rt, ctx.run_id, ctx.incarnation)
+        return None
+
     def _quiesce(self, ctx: Context, st: _RunState, point: int) -> dict[str, Any]:
         rt = ctx.runtime
         for pos in ctx.journal.unresolved():
             _look_up(ctx, pos.step)
-        children = [Child(str(s), True) for s in ctx.__dict__.get("children_in_flight", ())]
+        children = [Child(str(s), True) for s in sorted(ctx.children_in_flight)]
         effects = effects_of(ctx.journal)
         if not _call_bool(self.quiescent, list(children), list(effects)):
             blockers = [f"step {e.step} {e.tool}" for e in effects if e.status == "in_flight"]
@@ -337,7 +358,7 @@ class CancelHook(RuntimeHook):
                now + self.cleanup_for, "max_cleanup_calls": self.max_cleanup_calls,
                "effects": [asdict(e) for e in effects]}
         rt.faults.hit("before_cancel_quiesced", step=point)
-        ctx._append(new_event(rt.store, "cancel_quiesced", None, rec, now),
+        ctx.append(new_event(rt.store, "cancel_quiesced", None, rec, now),
                     kv={CANCEL_KEY: canonical_json(rec)})
         rt.faults.hit("after_cancel_quiesced", step=point)
         st.record = rec
@@ -345,7 +366,7 @@ class CancelHook(RuntimeHook):
 
     def _raise(self, ctx: Context, st: _RunState, rec: dict[str, Any]) -> Cancelled:
         st.raised = True
-        ctx._position = int(rec["cleanup_from"])
+        ctx.skip_to(int(rec["cleanup_from"]))
         return Cancelled(ctx.run_id, rec)
 
     def _bound(self, ctx: Context, st: _RunState, p: int) -> None:
@@ -381,14 +402,14 @@ class CancelHook(RuntimeHook):
                 payload: dict[str, Any] = {"name": EXPIRED, "value": value}
                 if scope.action == "fail":
                     payload = {"name": EXPIRED, "error": err.to_record()}
-                ctx._append(new_event(ctx.runtime.store, "step", p, payload, now))
-                ctx._position = p + 1
+                ctx.append(new_event(ctx.runtime.store, "step", p, payload, now))
+                ctx.skip_to(p + 1)
                 raise err if scope.action == "fail" else _MoveOn(scope)
 
 
 def _replay_expiry(ctx: Context, st: _RunState, p: int, pos: Any) -> None:
     rec = ctx.journal.payload(pos.opening)
-    ctx._position = p + 1
+    ctx.skip_to(p + 1)
     if "error" in rec:
         raise from_record(rec["error"])
     name = rec["value"]["scope"]
@@ -441,7 +462,7 @@ class Cleanup:
             return  # already recorded (a replay after a crash)
         rec = {**current, "stage": CancelStage.CLEANED_UP.value, "cleanup": self.items}
         rt.faults.hit("before_cancel_cleaned_up")
-        ctx._append(new_event(rt.store, "cancel_cleaned_up", None, {"cleanup": self.items},
+        ctx.append(new_event(rt.store, "cancel_cleaned_up", None, {"cleanup": self.items},
                               ctx.now_raw()), kv={CANCEL_KEY: canonical_json(rec)})
         rt.faults.hit("after_cancel_cleaned_up")
 
@@ -449,51 +470,21 @@ class Cleanup:
 # -- the runtime that finishes cancelled runs ---------------------------------------------------
 
 class CancellableRuntime(Runtime):
-    """A runtime with the :class:`CancelHook` installed that ends cancelled runs CANCELLED.
+    """A runtime with the :class:`CancelHook` installed (which ends cancelled runs CANCELLED).
 
     ``work()`` also picks up cancelled runs that no worker holds (a PENDING or WAITING run that
-    was cancelled has no lease, which the store's claim query does not pick up)."""
+    was cancelled has no lease, which the store's claim query does not pick up). Any runtime
+    with a :class:`CancelHook` among its hooks cancels runs the same way; this class only adds
+    the hook and that ``work()``."""
 
     def __init__(self, store: Store, *, cancel_hook: CancelHook | None = None,
                  hooks: Sequence[RuntimeHook] = (), **kwargs: Any) -> None:
         self.cancel_hook = cancel_hook or CancelHook()
         super().__init__(store, hooks=[self.cancel_hook, *hooks], **kwargs)
 
-    def _execute(self, run_id: str, workflow: str, input_json: str, incarnation: int
-                 ) -> RunOutcome:
-        try:
-            return super()._execute(run_id, workflow, input_json, incarnation)
-        except Cancelled:
-            return self.finish_cancel(run_id, incarnation)
-        except _NotYet as wait:
-            return RunOutcome(run_id, RunState.CANCELLING, error=wait.error)
-        except IllegalTransition:  # the workflow ended (returned, failed) after the request
-            if self.store.get_run(run_id).run.state is not RunState.CANCELLING:
-                raise
-            return self.finish_cancel(run_id, incarnation)
-
     def finish_cancel(self, run_id: str, incarnation: int) -> RunOutcome:
         """Reconcile every effect once more and end the run CANCELLED (one transaction)."""
-        rec = self.store.get_run(run_id)
-        journal = Journal.load(self.store, run_id)
-        ctx = self.context_class(self, run_id, incarnation, journal, json.loads(rec.input_json))
-        for pos in journal.unresolved():
-            _look_up(ctx, pos.step)
-        current = cancel_record(self.store, run_id) or {}
-        final = {**current, "stage": CancelStage.RECONCILED.value,
-                 "effects": [asdict(e) for e in effects_of(ctx.journal)]}
-        if "point" not in current:
-            final["note"] = "the workflow ended before a cancellation point: nothing cleaned up"
-        now = self.clock.now()
-        self.faults.hit("before_cancelled", run_id=run_id)
-        self.store.transition(
-            run_id, RunEvent("cancelled", at=now, incarnation=incarnation,
-                             detail={"cancel_reason": current.get("reason")}),
-            events=[self._transition_event("cancelled", now),
-                    NewEvent("cancel_reconciled", None, canonical_json(final), now)],
-            kv={CANCEL_KEY: canonical_json(final)})
-        self._end(ctx, RunState.CANCELLED)
-        return RunOutcome(run_id, RunState.CANCELLED)
+        return finish_cancel(self, run_id, incarnation)
 
     def work(self, *, max_runs: int | None = None, workflows: Any = None) -> list[RunOutcome]:
         done = super().work(max_runs=max_runs, workflows=workflows)
@@ -503,6 +494,33 @@ class CancellableRuntime(Runtime):
             if rec.run.lease_expires_at is None:
                 done.append(self.run(rec.run.run_id))
         return done
+
+
+def finish_cancel(rt: Runtime, run_id: str, incarnation: int) -> RunOutcome:
+    """Reconcile every effect once more and end the run CANCELLED (one transaction)."""
+    rec = rt.store.get_run(run_id)
+    journal = Journal.load(rt.store, run_id)
+    ctx = rt.new_context(run_id, incarnation, journal, json.loads(rec.input_json))
+    for hook in rt.hooks:  # the run's own deadline reaches the look-ups' calls too
+        if isinstance(hook, CancelHook):
+            hook.state(ctx)
+    for pos in journal.unresolved():
+        _look_up(ctx, pos.step)
+    current = cancel_record(rt.store, run_id) or {}
+    final = {**current, "stage": CancelStage.RECONCILED.value,
+             "effects": [asdict(e) for e in effects_of(ctx.journal)]}
+    if "point" not in current:
+        final["note"] = "the workflow ended before a cancellation point: nothing cleaned up"
+    now = rt.clock.now()
+    rt.faults.hit("before_cancelled", run_id=run_id)
+    rt.store.transition(
+        run_id, RunEvent("cancelled", at=now, incarnation=incarnation,
+                         detail={"cancel_reason": current.get("reason")}),
+        events=[rt.transition_event("cancelled", now),
+                NewEvent("cancel_reconciled", None, canonical_json(final), now)],
+        kv={CANCEL_KEY: canonical_json(final)})
+    rt.notify_end(ctx, RunState.CANCELLED)
+    return RunOutcome(run_id, RunState.CANCELLED)
 
 
 # -- nested deadlines ------------------------------------------------------------------------------
@@ -537,7 +555,7 @@ class _MoveOn(BaseException):  # noqa: N818 - control flow: a move_on scope ends
 
 def current_deadline(ctx: Context) -> float | None:
     """The deadline every new call of ``ctx`` must meet (innermost scope, else the run's)."""
-    return getattr(ctx, "deadline_at", None)
+    return ctx.deadline_at
 
 
 @contextmanager
@@ -562,7 +580,7 @@ def _scope(ctx: Context, name: str, action: str, *, deadline_at: float | None = 
     scope = _Scope(name, None if rec["deadline_at"] is None else float(rec["deadline_at"]),
                    action, ctx.position - 1)
     st.scopes.append(scope)
-    ctx.deadline_at = scope.deadline_at  # type: ignore[attr-defined]
+    ctx.deadline_at = scope.deadline_at
     try:
         yield scope
     except _MoveOn as m:
@@ -571,7 +589,7 @@ def _scope(ctx: Context, name: str, action: str, *, deadline_at: float | None = 
         scope.expired = True
     finally:
         st.scopes.remove(scope)
-        ctx.deadline_at = st.scopes[-1].deadline_at if st.scopes else st.deadline_at  # type: ignore[attr-defined]
+        ctx.deadline_at = st.scopes[-1].deadline_at if st.scopes else st.deadline_at
 
 
 def fail_after(ctx: Context, seconds: float, *, name: str = "scope") -> Any:

@@ -56,6 +56,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from . import dispatch
 from .canonical import digest, normalise
 from .errors import MinirtError
 from .idempotency import MAYBE_SENT
@@ -218,32 +219,24 @@ def commit(ctx: Context, step: int, tool: Tool, call: ToolCall, *, args_digest: 
     """The local commit boundary: ``state`` (kv) and the outbox row commit in ONE transaction.
 
     Fault points: ``before_intent`` (W1), ``inside_commit`` (the transaction is open, nothing is
-    committed yet) and ``after_intent`` (W2: both are durable, nothing was sent).
+    committed yet) and ``after_intent`` (W2: both are durable, nothing was sent). The row is the
+    pipeline's intent (:func:`minirt.dispatch.write_intent`) with an ``outbox`` field.
     """
-    rt = ctx.runtime
     kv = dict(state or {})
-    payload = {"tool": tool.name, "args": call.args, "args_digest": args_digest,
-               "effect_key": call.effect_key, "effect": tool.effect.value,
-               "outbox": {**(outbox or {}), "state": sorted(kv)}}
-    event = new_event(rt.store, "intent", step, payload, ctx.now_raw())
-    rt.faults.hit("before_intent", step=step, tool=tool.name)
-    with rt.store.transaction():
-        rows = rt.store.append(ctx.run_id, ctx.incarnation, [event],
-                               lease_until=rt.clock.now() + rt.lease_for, kv=kv or None)
-        rt.faults.hit("inside_commit", step=step, tool=tool.name)
-    ctx.journal.note(rows)
-    rt.faults.hit("after_intent", step=step, tool=tool.name)
-    return rows[0]
+    rows = dispatch.write_intent(ctx, tool, call, args_digest, kv,
+                                 outbox={**(outbox or {}), "state": sorted(kv)})
+    return rows[0] if rows else None  # type: ignore[return-value]
 
 
 def deliver(ctx: Context, tool: Tool, call: ToolCall) -> Any:
     """The dispatcher: send a committed outbox row with its effect key and journal the receipt.
 
-    This is the runtime's own dispatch (fault points W3 ``after_provider_commit``, W4
-    ``before_result``, W5 ``after_result``): a refusal is journaled as ``tool_error``, a lost
-    answer is reconciled by lookup or a resend with the same key, else UnresolvedIntent.
+    This is the runtime's own dispatch (:func:`minirt.dispatch.deliver`, through the run's
+    policy; fault points W3 ``after_provider_commit``, W4 ``before_result``, W5
+    ``after_result``): a refusal is journaled as ``tool_error``, a lost answer is reconciled by
+    lookup or a resend with the same key, else UnresolvedIntent.
     """
-    return ctx._dispatch(tool, call)
+    return ctx.runtime.policy.deliver(ctx, tool, call)
 
 
 def request_abort(runtime: Runtime, run_id: str, reason: str) -> None:
@@ -367,7 +360,7 @@ class Saga:
         self._check(tool, compensate)
         raw = dict(args or {})
         raw_digest = digest(raw)
-        p, pos = ctx._next()
+        p, pos = ctx.claim_position()
         reg = _Registered(p, tool_name, compensate)
         self._steps.append(reg)
         if pos is not None and pos.opening is not None and pos.opening.kind == "intent":
@@ -385,22 +378,13 @@ class Saga:
             raise SagaMisuse(saga=self.name, reason=f"step {p} ({tool_name}) after the saga was "
                                                    f"compensated; start a new Saga")
         if pos is not None:
-            return self._settle(reg, lambda: ctx._replay_tool(p, pos, tool, raw_digest))
+            return self._settle(reg, lambda: dispatch.replay(ctx, p, pos, tool, raw_digest))
         try:  # as Context.call_tool: a refusal by prepare or by a hook is journaled
-            prepared = normalise(tool.prepare(dict(raw), rt.scopes))
-            call = ToolCall(ctx.run_id, p, tool_name, prepared,
-                            rt.key_for(ctx.run_id, p, tool_name, prepared), 1, ctx.incarnation,
-                            rt.scopes)
-            ctx.pending_kv = {}
-            for hook in rt.hooks:
-                hook.before_dispatch(ctx, tool, call)
+            call, staged = dispatch.prepare(ctx, tool, p, raw)
         except MinirtError as exc:
-            ctx._append(new_event(rt.store, "tool_rejected", p,
-                                  {"tool": tool_name, "args_digest": raw_digest,
-                                   "error": exc.to_record()}, ctx.now_raw()))
+            ctx.append(dispatch.rejection(ctx, p, tool_name, raw_digest, exc))
             raise self._failed(reg, exc) from exc
-        reg.args, reg.effect_key = prepared, call.effect_key
-        staged, ctx.pending_kv = ctx.pending_kv, {}
+        reg.args, reg.effect_key = call.args, call.effect_key
         commit(ctx, p, tool, call, args_digest=raw_digest, state={**staged, **(state or {})},
                outbox={"saga": self.name, "compensation": compensate[0] if compensate else None})
         return self._settle(reg, lambda: deliver(ctx, tool, call))
@@ -456,11 +440,9 @@ class Saga:
     def _append(self, payload: dict[str, Any], kind: str,
                 kv: Mapping[str, str | None] | None = None) -> None:
         """Append one non-positional saga event (with ``kv`` in the same transaction)."""
-        ctx, rt = self.ctx, self.ctx.runtime
-        event = new_event(rt.store, kind, None, payload, ctx.now_raw())
-        rows = rt.store.append(ctx.run_id, ctx.incarnation, [event],
-                               lease_until=rt.clock.now() + rt.lease_for, kv=dict(kv or {}) or None)
-        ctx.journal.note(rows)
+        ctx = self.ctx
+        ctx.append(new_event(ctx.runtime.store, kind, None, payload, ctx.now_raw()),
+                   kv=dict(kv or {}) or None)
 
     def _find(self, kind: str, **match: Any) -> dict[str, Any] | None:
         """The last ``kind`` event of this saga whose payload matches ``match``."""
@@ -537,8 +519,7 @@ class Saga:
         if reg is None or tool is None or not has_lookup(tool):
             raise OutcomeUnknown(tool=fx.tool, effect_key=key, reason="no lookup for this effect")
         ctx = self.ctx
-        call = ToolCall(ctx.run_id, reg.step, reg.tool, dict(reg.args or {}), key, 1,
-                        ctx.incarnation, ctx.runtime.scopes)
+        call = dispatch.new_call(ctx, reg.step, reg.tool, dict(reg.args or {}), key)
         try:
             found = tool.lookup(call)  # type: ignore[attr-defined]
         except OutcomeUnknown:
@@ -617,7 +598,7 @@ class Saga:
         else:
             args = normalise(tool.prepare(dict(args_fn(dict(reg.args or {}), fx.receipt)),
                                           rt.scopes))
-        call = ToolCall(ctx.run_id, fx.step, comp_name, args, ck, 1, ctx.incarnation, rt.scopes)
+        call = dispatch.new_call(ctx, fx.step, comp_name, args, ck)
         if "compensation_intent" not in kinds:
             rt.faults.hit("before_compensation", step=fx.step, tool=comp_name)
             self._append({"saga": self.name, "forward_key": fx.effect_key,
@@ -643,19 +624,14 @@ class Saga:
                            ) -> tuple[str, str]:
         rt = self.ctx.runtime
         for attempt in range(1, rt.max_attempts + 1):
-            try:
-                value = tool.invoke(replace(call, attempt=attempt))
-            except OutcomeUnknown:
-                value = None
-            except MinirtError as exc:  # the provider refused the compensation
+            kind, value = dispatch.invoke(tool, dispatch.resend_of(self.ctx, call, attempt))
+            if kind == dispatch.ERROR:  # the provider refused the compensation
                 rt.faults.hit("after_compensation_commit", step=fx.step, tool=call.tool)
                 self._append({"saga": self.name, "forward_key": fx.effect_key,
-                              "compensation_key": call.effect_key, "error": exc.to_record()},
+                              "compensation_key": call.effect_key, "error": value.to_record()},
                              "compensation_error")
-                return "failed", str(exc)
-            except Exception:
-                value = None
-            else:
+                return "failed", str(value)
+            if kind == dispatch.VALUE:
                 rt.faults.hit("after_compensation_commit", step=fx.step, tool=call.tool)
                 rt.faults.hit("before_compensation_result", step=fx.step, tool=call.tool)
                 self._record_compensation(call, fx, normalise(value), reconciled=False)

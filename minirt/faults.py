@@ -46,12 +46,56 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import MinirtError
 
 if TYPE_CHECKING:
     from .runtime import Runtime
+
+class FaultPoint(StrEnum):
+    """Every named place where the runtime calls ``faults.hit``. A :class:`FaultPlan` refuses
+    any other name (:class:`UnknownFaultPoint`), so a typo cannot silently never fire."""
+
+    # a tool call: the crash windows W1..W5 (and the open transaction of a local commit)
+    BEFORE_INTENT = "before_intent"
+    INSIDE_COMMIT = "inside_commit"
+    AFTER_INTENT = "after_intent"
+    AFTER_PROVIDER_COMMIT = "after_provider_commit"
+    BEFORE_RESULT = "before_result"
+    AFTER_RESULT = "after_result"
+    # the rest of a run
+    AFTER_CLAIM = "after_claim"
+    BEFORE_STEP_RECORD = "before_step_record"
+    AFTER_STEP_RECORD = "after_step_record"
+    BEFORE_DECISION_RECORD = "before_decision_record"
+    AFTER_DECISION_RECORD = "after_decision_record"
+    BEFORE_COMPLETE = "before_complete"
+    # sagas and compensation (minirt.effects)
+    AFTER_FORWARD_RECONCILED = "after_forward_reconciled"
+    BEFORE_COMPENSATION = "before_compensation"
+    AFTER_COMPENSATION_INTENT = "after_compensation_intent"
+    AFTER_COMPENSATION_COMMIT = "after_compensation_commit"
+    BEFORE_COMPENSATION_RESULT = "before_compensation_result"
+    AFTER_COMPENSATION_RESULT = "after_compensation_result"
+    AFTER_SAGA_COMPENSATED = "after_saga_compensated"
+    # approvals
+    APPROVAL_REQUESTED = "approval_requested"
+    AFTER_APPROVAL_RECORDED = "after_approval_recorded"
+    # cancellation
+    AFTER_CANCEL_LOOKUP = "after_cancel_lookup"
+    BEFORE_CANCEL_QUIESCED = "before_cancel_quiesced"
+    AFTER_CANCEL_QUIESCED = "after_cancel_quiesced"
+    BEFORE_CANCEL_CLEANED_UP = "before_cancel_cleaned_up"
+    AFTER_CANCEL_CLEANED_UP = "after_cancel_cleaned_up"
+    BEFORE_CANCELLED = "before_cancelled"
+    # budgets
+    AFTER_BUDGET_RESERVE = "after_budget_reserve"
+    BEFORE_BUDGET_SETTLE = "before_budget_settle"
+
+
+POINTS = frozenset(p.value for p in FaultPoint)
 
 TOOL_POINTS = ("before_intent", "after_intent", "after_provider_commit", "before_result",
                "after_result")
@@ -66,6 +110,23 @@ class SimulatedCrash(BaseException):  # noqa: N818 - it is a crash, not an error
         super().__init__(f"simulated crash at {point} (occurrence {occurrence})")
         self.point = point
         self.occurrence = occurrence
+
+
+class UnknownFaultPoint(MinirtError):
+    """A fault plan names a point the runtime never hits (a typo would never fire). Raised when
+    the plan is set up, or when code hits an unregistered point under a plan. Not
+    :class:`ScenarioNotImportable`."""
+
+    fields = ("point", "known")
+    template = "no fault point named {point!r} (known: {known})"
+
+
+def check_point(point: str) -> FaultPoint:
+    """``point`` as a :class:`FaultPoint`, or :class:`UnknownFaultPoint`."""
+    try:
+        return FaultPoint(point)
+    except ValueError:
+        raise UnknownFaultPoint(point=point, known=sorted(POINTS)) from None
 
 
 class CrashMode(StrEnum):
@@ -94,7 +155,14 @@ class FaultPlan(Faults):
     passed: list[tuple[str, int]] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
 
+    def __post_init__(self) -> None:
+        if self.crash_at is not None:
+            self.crash_at = check_point(self.crash_at).value
+        self.mode = CrashMode(self.mode)
+
     def hit(self, point: str, **ids: Any) -> None:
+        if point not in POINTS:
+            check_point(point)
         self.counts[point] += 1
         n = self.counts[point]
         self.passed.append((point, n))
@@ -233,15 +301,22 @@ def recover(sc: Scenario, workdir: Path, run_id: str, *, max_rounds: int = 5) ->
     return rt
 
 
-def crash_once(scenario: str | Scenario, point: str, *, occurrence: int = 1,
+def crash_once(scenario: str | Scenario, point: str | None, *, occurrence: int = 1,
                mode: str = "simulate", workdir: Path | None = None) -> Verdict:
-    """Run the scenario, crash at ``point`` (its ``occurrence``-th hit), recover, judge."""
+    """Run the scenario, crash at ``point`` (its ``occurrence``-th hit), recover, judge.
+    ``point=None``: a crash-free run, judged the same way (simulate mode only). An unknown
+    point is refused (:class:`UnknownFaultPoint`) before anything runs."""
+    if point is not None:
+        point = check_point(point).value
+    elif CrashMode(mode) is CrashMode.KILL:
+        raise UnknownFaultPoint(point="None (kill mode needs a point)", known=sorted(POINTS))
     sc = load_scenario(scenario)
     with tempfile.TemporaryDirectory() as tmp:
         wd = Path(workdir) if workdir else Path(tmp)
         wd.mkdir(parents=True, exist_ok=True)
         sc.setup(wd)
         if CrashMode(mode) is CrashMode.KILL:
+            assert point is not None
             run_id = _run_in_child(_scenario_ref(sc, scenario), wd, point, occurrence)
         else:
             plan = FaultPlan(crash_at=point, occurrence=occurrence)
@@ -289,10 +364,27 @@ def _is_scenario(obj: Any) -> bool:
         callable(getattr(obj, m, None)) for m in ("setup", "make_runtime", "start", "oracle"))
 
 
-def discover_scenarios(package: str = "minirt.scenarios") -> list[str]:
+#: Packages whose modules hold scenarios; a course package registers itself on import
+#: (:func:`register_scenarios`). The runtime names no course package.
+SCENARIO_PACKAGES: list[str] = []
+
+
+def register_scenarios(package: str) -> None:
+    """Make :func:`discover_scenarios` (with no argument) look in ``package``. Idempotent."""
+    if package not in SCENARIO_PACKAGES:
+        SCENARIO_PACKAGES.append(package)
+
+
+def discover_scenarios(package: str | ModuleType | None = None) -> list[str]:
     """The ``module:attribute`` ref of every scenario in the package's modules: module-level
     objects (or classes) with the :class:`Scenario` methods whose ``ref`` names themselves.
-    Sorted; a module that needs a missing optional dependency is left out."""
+    ``package`` is a package or its name; None: every registered package
+    (:data:`SCENARIO_PACKAGES`). Sorted; a module that needs a missing optional dependency is
+    left out."""
+    if package is None:
+        return sorted({ref for name in SCENARIO_PACKAGES for ref in discover_scenarios(name)})
+    if isinstance(package, ModuleType):
+        package = package.__name__
     pkg = importlib.import_module(package)
     refs: set[str] = set()
     for info in pkgutil.iter_modules(pkg.__path__):

@@ -49,10 +49,11 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from .canonical import digest
 from .errors import MinirtError
 from .journal import UnresolvedIntent
+from .resolution import Resolution
 from .tools import EffectClass, Tool, ToolCall, has_lookup
 
 if TYPE_CHECKING:
-    from .runtime import Context, Resolution
+    from .runtime import Context
     from .store.base import Event
 
 #: ``key_for(run_id, step, tool, args) -> key``: how a runtime names a logical operation.
@@ -169,8 +170,6 @@ class ReconcileByLookup:
     margin_for: float = 60.0
 
     def __call__(self, ctx: Context, tool: Tool, call: ToolCall) -> Resolution:
-        from .runtime import Resolution  # runtime imports this module; import at call time
-
         retention = retention_of(tool)
         elapsed = ctx.runtime.clock.now() - first_sent_at(ctx, call)
         expired = retention is not None and elapsed >= retention - self.margin_for

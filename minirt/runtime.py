@@ -28,26 +28,30 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from . import dispatch
 from .canonical import bounded_repr, canonical_json, digest, normalise
 from .clock import Clock, SystemClock
-from .errors import (
-    MinirtError,
-    RecordedError,
-    ToolError,
-    describe_exception,
-    from_record,
-    safe_str,
-)
-from .faults import Faults
+from .cursor import JournalCursor, PositionInvalid
+from .dispatch import DEFAULT_POLICY, DispatchPolicy
+from .errors import MinirtError, RecordedError, ToolError, from_record, safe_str
+from .faults import Faults, SimulatedCrash
 from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
+from .kinds import KIND
+from .resolution import Kind, Resolution
 from .run import RunEvent, RunIsTerminal, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store, StoreFault
-from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall, has_lookup
+from .tools import EffectClass, Tool, ToolCall, has_lookup
+
+__all__ = ["Context", "DispatchPolicy", "Kind", "Model", "PositionInvalid", "ReconcilePolicy",
+           "Resolution", "RunFailed", "RunNotFinished", "RunOutcome", "Runtime", "RuntimeHook",
+           "ScriptedModel", "Suspend", "UnknownTool", "UnknownWorkflow", "Workflow",
+           "reconcile_default"]
 
 Workflow = Callable[["Context", Any], Any]
+T = TypeVar("T")
 
 
 class UnknownTool(MinirtError):
@@ -98,15 +102,6 @@ class RunOutcome:
         raise RunNotFinished(run_id=self.run_id, state=self.state.value)
 
 
-@dataclass(frozen=True)
-class Resolution:
-    """A reconciliation policy's answer for an intent without an outcome."""
-
-    kind: str  # "result": the effect happened, here is its result; "redispatch": safe to send
-    value: Any = None  # again with the same effect key; "unknown": cannot tell
-    reason: str = ""
-
-
 ReconcilePolicy = Callable[["Context", Tool, ToolCall], Resolution]
 
 
@@ -120,11 +115,11 @@ def reconcile_default(ctx: Context, tool: Tool, call: ToolCall) -> Resolution:
     if has_lookup(tool):
         found = tool.lookup(call)  # type: ignore[attr-defined]
         if found.found:
-            return Resolution("result", found.result, "found at the provider by effect key")
-        return Resolution("redispatch", reason="the provider has no effect with this key")
+            return Resolution(Kind.RESULT, found.result, "found at the provider by effect key")
+        return Resolution(Kind.REDISPATCH, reason="the provider has no effect with this key")
     if tool.effect in (EffectClass.PURE, EffectClass.KEYED):
-        return Resolution("redispatch", reason=f"{tool.effect.value}: safe to send again")
-    return Resolution("unknown", reason=f"{tool.effect.value} tool without lookup")
+        return Resolution(Kind.REDISPATCH, reason=f"{tool.effect.value}: safe to send again")
+    return Resolution(Kind.UNKNOWN, reason=f"{tool.effect.value} tool without lookup")
 
 
 class Model(Protocol):
@@ -184,9 +179,25 @@ class RuntimeHook:
     def on_run_end(self, ctx: Context, state: RunState) -> None:
         """After the run's final transition for this incarnation (success, failure, wait)."""
 
+    def on_exit(self, ctx: Context, exc: BaseException) -> RunOutcome | None:
+        """``exc`` escaped the run's execution (a hook's own control flow, such as
+        :class:`~minirt.cancel.Cancelled`, or a transition the store refused). Return the
+        outcome to end this execution with, or None to let ``exc`` propagate. Never sees a
+        crash, a stale incarnation or :class:`Suspend`."""
+        return None
+
 
 class Context:
-    """What a workflow sees. One per execution of a run (a fresh one after every crash)."""
+    """What a workflow sees. One per execution of a run (a fresh one after every crash).
+
+    A facade over a :class:`~minirt.cursor.JournalCursor` (``ctx.cursor``), which owns the step
+    position and the journal writes. The public seam for the runtime's own modules (dispatch,
+    sagas, fan-outs, cancellation, hooks): :meth:`claim_position` and :meth:`skip_to` move the
+    step position (nothing else does), :meth:`append` writes the journal through the runtime's
+    :class:`DispatchPolicy`, :meth:`state_for` keeps a hook's per-run state. A subclass
+    (``Runtime.context_class``) may change the public methods; how a run journals belongs in a
+    policy, not in a subclass.
+    """
 
     def __init__(self, runtime: Runtime, run_id: str, incarnation: int, journal: Journal,
                  input: Any) -> None:
@@ -195,45 +206,104 @@ class Context:
         self.incarnation = incarnation
         self.journal = journal
         self.input = input
-        self._position = 0  # Invariant: the next step position; advances identically on replay
-        self._decisions = 0
+        # Invariant: the cursor owns the step position and every journal write of this
+        # execution (minirt.cursor); the Context is the facade over it.
+        self.cursor = JournalCursor(journal, runtime.store, run_id, incarnation)
+        # The policy's methods this context must call (None: the default's, done inline: the
+        # hot path of every step costs no extra call for a runtime without a custom design).
+        policy = runtime.policy
+        self._policy_append = None if type(policy).append is DispatchPolicy.append \
+            else policy.append
+        self._policy_position = None if type(policy).before_position is \
+            DispatchPolicy.before_position else policy.before_position
+        self._policy_deliver = None if type(policy).deliver is DispatchPolicy.deliver \
+            else policy.deliver
         self.replaying = False  # a fact: the last position came from the journal
         self.uncertain = False  # a fact: the run is UNCERTAIN (an intent awaits reconciliation)
         self.deadline_at: float | None = None  # the innermost deadline scope's (minirt.cancel)
         # Invariant: kv that before_dispatch hooks staged for the call being dispatched; it
         # commits in the same transaction as that call's intent, or is dropped with a refusal.
         self.pending_kv: dict[str, str | None] = {}
+        # Invariant: the steps of this run's fan-out children that have not finished (what a
+        # quiescence check reads); empty whenever the workflow is at a cancellation point.
+        self.children_in_flight: set[int] = set()
+        self._state: dict[int, tuple[object, Any]] = {}  # id(owner) -> (owner, its state)
 
-    # -- helpers ------------------------------------------------------------------------------
+    # -- the seam -------------------------------------------------------------------------------
 
-    def _next(self) -> tuple[int, Position | None]:
+    def claim_position(self) -> tuple[int, Position | None]:
+        """Claim the next step position (after the checkpoint hooks ran there); return it and
+        what the journal records at it (None: nothing, run it for real)."""
+        if self._policy_position is not None:
+            self._policy_position(self, self.cursor.position)
         for hook in self.runtime.hooks:
             hook.at_checkpoint(self)
-        p = self._position
-        self._position += 1
-        pos = self.journal.at(p)
+        p, pos = self.cursor.claim()
         self.replaying = pos is not None
         return p, pos
 
-    def _append(self, *events: NewEvent, kv: dict[str, str | None] | None = None
-                ) -> list[Event]:
-        rt = self.runtime
-        rows = rt.store.append(self.run_id, self.incarnation, events,
-                               lease_until=rt.clock.now() + rt.lease_for, kv=kv)
-        self.journal.note(rows)
-        return rows
+    def skip_to(self, position: int) -> None:
+        """Move the next step position forward to ``position`` (a cancelled run's cleanup
+        starts past everything recorded; an expired deadline closes its position). Never back."""
+        self.cursor.skip_to(position)
 
-    def _diverged(self, step: int, recorded: Event | None, requested: str) -> NonDeterminism:
+    def append(self, *events: NewEvent, kv: dict[str, str | None] | None = None
+               ) -> list[Event]:
+        """Journal ``events`` (and ``kv``, in the same transaction) through the runtime's
+        policy; returns the rows written (none if the policy holds them back)."""
+        if self._policy_append is not None:
+            return self._policy_append(self, events, kv)
+        rt = self.runtime
+        return self.cursor.write(events, kv, lease_until=rt.clock.now() + rt.lease_for)
+
+    def write_journal(self, events: tuple[NewEvent, ...] | list[NewEvent],
+                      kv: dict[str, str | None] | None = None) -> list[Event]:
+        """Write ``events`` now, fenced by this incarnation, renewing the lease (what the
+        default policy's :meth:`DispatchPolicy.append` does)."""
+        rt = self.runtime
+        return self.cursor.write(events, kv, lease_until=rt.clock.now() + rt.lease_for)
+
+    def state_for(self, owner: object, factory: Callable[[], T]) -> T:
+        """``owner``'s state for this execution of the run, made by ``factory()`` on first use.
+
+        How a hook keeps per-run facts (one context per execution: a crash forgets them, as a
+        real process would)."""
+        found = self._state.get(id(owner))
+        if found is None:
+            found = self._state[id(owner)] = (owner, factory())
+        return found[1]
+
+    def diverged(self, step: int, recorded: Event | None, requested: str) -> NonDeterminism:
+        """The error for a replay that asks for ``requested`` where ``recorded`` is."""
         return NonDeterminism(run_id=self.run_id, step=step, recorded=describe(recorded),
                               requested=requested)
 
-    def _positioned(self, step: int, kind: str, name: str, replayed: bool) -> None:
+    def positioned(self, step: int, kind: str, name: str, replayed: bool) -> None:
+        """Tell the hooks that position ``step`` completed (fresh or replayed)."""
         for hook in self.runtime.hooks:
             hook.on_position(self, step, kind, name, replayed)
 
     @property
     def position(self) -> int:
-        return self._position
+        """The next step position (the cursor's)."""
+        return self.cursor.position
+
+    # For Context subclasses written before the cursor (minirt.grading.m03): the same facts.
+    @property
+    def _position(self) -> int:
+        return self.cursor.position
+
+    @_position.setter
+    def _position(self, value: int) -> None:
+        self.cursor.skip_to(value)
+
+    @property
+    def _decisions(self) -> int:
+        return self.cursor.decisions
+
+    @_decisions.setter
+    def _decisions(self, value: int) -> None:
+        self.cursor.decisions = int(value)
 
     # -- steps --------------------------------------------------------------------------------
 
@@ -243,12 +313,12 @@ class Context:
         Replay matches a step by its position and ``name`` only, not by ``fn`` or its arguments:
         a step whose inputs changed since it was recorded replays the recorded value. Put what
         the step depends on in its name (``f"price:{sku}"``) when that matters."""
-        p, pos = self._next()
+        p, pos = self.claim_position()
         if pos is not None:
             rec = self.journal.payload(pos.opening) if pos.opening else None
             if pos.opening is None or pos.opening.kind != "step" or rec.get("name") != name:
-                raise self._diverged(p, pos.opening, f"step {name!r}")
-            self._positioned(p, "step", name, True)
+                raise self.diverged(p, pos.opening, f"step {name!r}")
+            self.positioned(p, "step", name, True)
             if "error" in rec:
                 raise from_record(rec["error"])
             return rec["value"]
@@ -257,16 +327,16 @@ class Context:
             value = normalise(fn(*args, **kwargs))
         except MinirtError as exc:
             faults.hit("before_step_record", step=p)
-            self._append(new_event(self.runtime.store, "step", p,
+            self.append(new_event(self.runtime.store, KIND.STEP, p,
                                    {"name": name, "error": exc.to_record()}, self.now_raw()))
             faults.hit("after_step_record", step=p)
             raise
         faults.hit("before_step_record", step=p)
-        self._append(new_event(self.runtime.store, "step", p,
+        self.append(new_event(self.runtime.store, KIND.STEP, p,
                                {"name": normalise(name), "value": value}, self.now_raw(),
                                normalised=True))
         faults.hit("after_step_record", step=p)
-        self._positioned(p, "step", name, False)
+        self.positioned(p, "step", name, False)
         return value
 
     def now(self) -> float:
@@ -278,16 +348,15 @@ class Context:
 
     def decide(self, prompt: Any, *, name: str = "decide", model: Model | None = None) -> Any:
         """Ask the model; on replay return the recorded decision without asking again."""
-        p, pos = self._next()
-        index = self._decisions
-        self._decisions += 1
+        p, pos = self.claim_position()
+        index = self.cursor.next_decision()
         prompt_digest = digest(prompt)
         if pos is not None:
             rec = self.journal.payload(pos.opening) if pos.opening else None
             if (pos.opening is None or pos.opening.kind != "decision" or rec.get("name") != name
                     or rec.get("prompt_digest") != prompt_digest):
-                raise self._diverged(p, pos.opening, f"decision {name!r}")
-            self._positioned(p, "decision", name, True)
+                raise self.diverged(p, pos.opening, f"decision {name!r}")
+            self.positioned(p, "decision", name, True)
             return rec["output"]
         m = model or self.runtime.model
         if m is None:
@@ -297,145 +366,36 @@ class Context:
         output = normalise(m.complete(prompt, index=index))
         faults = self.runtime.faults
         faults.hit("before_decision_record", step=p)
-        self._append(new_event(self.runtime.store, "decision", p,
+        self.append(new_event(self.runtime.store, KIND.DECISION, p,
                                {"name": name, "prompt_digest": prompt_digest, "output": output},
                                self.now_raw()))
         faults.hit("after_decision_record", step=p)
-        self._positioned(p, "decision", name, False)
+        self.positioned(p, "decision", name, False)
         return output
 
     # -- tools --------------------------------------------------------------------------------
 
     def call_tool(self, tool_name: str, args: Mapping[str, Any] | None = None, **kw: Any) -> Any:
         """Call a tool durably: validate, journal the intent, dispatch with the effect key,
-        journal the outcome. On replay, return the recorded outcome."""
+        journal the outcome. On replay, return the recorded outcome (:mod:`minirt.dispatch`)."""
         rt = self.runtime
         # Whatever the model produced reaches the tool's own gate (prepare), which names the
         # problem; only a mapping is merged with keyword arguments.
         raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
         tool = rt.tool(tool_name)
-        p, pos = self._next()
+        p, pos = self.claim_position()
         raw_digest = _safe_digest(raw)
         if pos is not None:
-            return self._replay_tool(p, pos, tool, raw_digest)
+            return dispatch.replay(self, p, pos, tool, raw_digest)
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
-            prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw,
-                                              rt.scopes))
-            if rt.key_for is effect_key:  # the default: reuse the digest of the normalised args
-                key = effect_key(self.run_id, p, tool_name, prepared,
-                                 args_digest=digest(prepared, normalised=True))
-            else:
-                key = rt.key_for(self.run_id, p, tool_name, prepared)
-            call = ToolCall(self.run_id, p, tool_name, prepared, key, 1, self.incarnation,
-                            rt.scopes, self.deadline_at)
-            self.pending_kv = {}
-            for hook in rt.hooks:
-                hook.before_dispatch(self, tool, call)
+            call, staged = dispatch.prepare(self, tool, p, raw)
         except MinirtError as exc:
-            self._append(new_event(rt.store, "tool_rejected", p,
-                                   {"tool": tool_name, "args_digest": raw_digest,
-                                    "error": exc.to_record()}, self.now_raw()))
+            self.append(dispatch.rejection(self, p, tool_name, raw_digest, exc))
             raise
-        rt.faults.hit("before_intent", step=p, tool=tool_name)
-        staged, self.pending_kv = self.pending_kv, {}
-        self._append(new_event(rt.store, "intent", p,
-                               {"tool": normalise(tool_name), "args": prepared,
-                                "args_digest": raw_digest, "effect_key": normalise(call.effect_key),
-                                "effect": tool.effect.value},
-                               self.now_raw(), normalised=True), kv=staged or None)
-        rt.faults.hit("after_intent", step=p, tool=tool_name)
-        return self._dispatch(tool, call)
-
-    def _replay_tool(self, p: int, pos: Position, tool: Tool, raw_digest: str) -> Any:
-        opening = pos.opening
-        rec = self.journal.payload(opening) if opening else {}
-        if (opening is None or opening.kind not in ("intent", "tool_rejected")
-                or rec.get("tool") != tool.name or rec.get("args_digest") != raw_digest):
-            raise self._diverged(p, opening, f"tool {tool.name!r} with args digest "
-                                             f"{raw_digest[:19]}")
-        if opening.kind == "tool_rejected":
-            raise from_record(rec["error"])
-        call = ToolCall(self.run_id, p, tool.name, rec["args"], rec["effect_key"],
-                        1 + sum(1 for e in pos.extra if e.kind == "attempt"), self.incarnation,
-                        self.runtime.scopes)
-        if pos.outcome is None:
-            return self._reconcile(tool, call, "recorded intent without an outcome")
-        out = self.journal.payload(pos.outcome)
-        self._positioned(p, "tool", tool.name, True)
-        for hook in self.runtime.hooks:
-            hook.after_outcome(self, call, pos.outcome.kind, out)
-        if pos.outcome.kind == "tool_error":
-            raise from_record(out["error"])
-        return out["value"]
-
-    def _dispatch(self, tool: Tool, call: ToolCall) -> Any:
-        rt = self.runtime
-        try:
-            value = tool.invoke(call)
-        except OutcomeUnknown as exc:
-            return self._reconcile(tool, call, str(exc))
-        except MinirtError as exc:  # the tool ran and said no (or its output broke the contract)
-            rt.faults.hit("after_provider_commit", step=call.step, tool=call.tool)
-            rt.faults.hit("before_result", step=call.step, tool=call.tool)
-            return self._record_outcome(call, "tool_error", {"effect_key": call.effect_key,
-                                                             "error": exc.to_record()}, exc)
-        except Exception as exc:
-            if tool.effect is EffectClass.PURE:
-                err = RecordedError(type_name=type(exc).__name__, detail=safe_str(exc))
-                return self._record_outcome(call, "tool_error",
-                                            {"effect_key": call.effect_key,
-                                             "error": err.to_record()}, err)
-            return self._reconcile(tool, call, describe_exception(exc))
-        rt.faults.hit("after_provider_commit", step=call.step, tool=call.tool)
-        value = normalise(value)
-        rt.faults.hit("before_result", step=call.step, tool=call.tool)
-        return self._record_outcome(call, "tool_result",
-                                    {"effect_key": normalise(call.effect_key), "value": value},
-                                    normalised=True)
-
-    def _record_outcome(self, call: ToolCall, kind: str, payload: dict[str, Any],
-                        error: MinirtError | None = None, extra: tuple[NewEvent, ...] = (),
-                        *, normalised: bool = False) -> Any:
-        rt = self.runtime
-        self._append(*extra, new_event(rt.store, kind, call.step, payload, self.now_raw(),
-                                       normalised=normalised))
-        rt.faults.hit("after_result", step=call.step, tool=call.tool)
-        self._positioned(call.step, "tool", call.tool, False)
-        for hook in rt.hooks:
-            hook.after_outcome(self, call, kind, payload)
-        if error is not None:
-            raise error
-        return payload["value"]
-
-    def _reconcile(self, tool: Tool, call: ToolCall, why: str) -> Any:
-        rt = self.runtime
-        res = rt.reconcile(self, tool, call)
-        if self.uncertain and res.kind in ("result", "redispatch"):
-            rt._finish(self, "effect_resolved", {"effect_key": call.effect_key})
-            self.uncertain = False
-        note = new_event(rt.store, "reconciled", call.step,
-                         {"effect_key": call.effect_key, "resolution": res.kind,
-                          "reason": res.reason, "why": why}, self.now_raw())
-        if res.kind == "result":
-            return self._record_outcome(call, "tool_result",
-                                        {"effect_key": call.effect_key,
-                                         "value": normalise(res.value)}, extra=(note,))
-        if res.kind == "redispatch":
-            attempt = call.attempt + 1
-            if attempt > rt.max_attempts:
-                raise UnresolvedIntent(run_id=self.run_id, step=call.step, tool=call.tool,
-                                       effect_key=call.effect_key,
-                                       reason=f"gave up after {rt.max_attempts} attempts")
-            resend = ToolCall(call.run_id, call.step, call.tool, call.args, call.effect_key,
-                              attempt, self.incarnation, call.scopes, call.deadline_at)
-            for hook in rt.hooks:
-                hook.before_redispatch(self, tool, resend)
-            self._append(note, new_event(rt.store, "attempt", call.step,
-                                         {"effect_key": call.effect_key, "attempt": attempt},
-                                         self.now_raw()))
-            return self._dispatch(tool, resend)
-        raise UnresolvedIntent(run_id=self.run_id, step=call.step, tool=call.tool,
-                               effect_key=call.effect_key, reason=res.reason or why)
+        dispatch.write_intent(self, tool, call, raw_digest, staged)
+        if self._policy_deliver is None:
+            return dispatch.deliver(self, tool, call)
+        return self._policy_deliver(self, tool, call)
 
     # -- waits --------------------------------------------------------------------------------
 
@@ -443,24 +403,29 @@ class Context:
         """Wait durably for the signal ``name``; return its payload. The run leaves the worker
         (state WAITING) until :meth:`Runtime.signal` delivers it; nothing holds a lease meanwhile."""
         rt = self.runtime
-        p, pos = self._next()
+        p, pos = self.claim_position()
         if pos is not None:
             rec = self.journal.payload(pos.opening) if pos.opening else None
             if pos.opening is None or pos.opening.kind != "wait" or rec.get("name") != name:
-                raise self._diverged(p, pos.opening, f"wait for {name!r}")
+                raise self.diverged(p, pos.opening, f"wait for {name!r}")
             if pos.outcome is not None:
-                self._positioned(p, "wait", name, True)
+                self.positioned(p, "wait", name, True)
                 return self.journal.payload(pos.outcome)["payload"]
         else:
-            self._append(new_event(rt.store, "wait", p, {"name": name}, self.now_raw()))
+            self.append(new_event(rt.store, KIND.WAIT, p, {"name": name}, self.now_raw()))
         raw = rt.store.kv_get(self.run_id, f"signal:{name}")
         if raw is None:
             raise Suspend(name)
         payload = normalise(json.loads(raw))
-        self._append(new_event(rt.store, "wait_result", p, {"name": name, "payload": payload},
-                               self.now_raw()))
-        self._positioned(p, "wait", name, False)
+        self.append(new_event(rt.store, KIND.WAIT_RESULT, p,
+                              {"name": name, "payload": payload}, self.now_raw()))
+        self.positioned(p, "wait", name, False)
         return payload
+
+
+def _is_crash(exc: BaseException) -> bool:
+    """A simulated crash, an interrupt or an exit: never offered to the hooks."""
+    return isinstance(exc, SimulatedCrash | KeyboardInterrupt | SystemExit | GeneratorExit)
 
 
 def _safe_digest(value: Any) -> str:
@@ -482,7 +447,9 @@ def _safe_digest(value: Any) -> str:
 class Runtime:
     """Runs workflows durably on a store. One runtime = one worker identity."""
 
-    #: The context class each execution gets; a subclass may change how positions replay.
+    #: The context class each execution gets; a subclass may change the workflow-facing methods
+    #: (``claim_position``, ``step``, ``call_tool``...). How a run journals and settles calls is
+    #: the ``policy`` (:class:`~minirt.dispatch.DispatchPolicy`), not a Context subclass.
     context_class: type[Context] = Context
 
     def __init__(self, store: Store, *, tools: Iterable[Tool] = (),
@@ -491,7 +458,8 @@ class Runtime:
                  worker_id: str | None = None, lease_for: float = 30.0,
                  reconcile: ReconcilePolicy | None = None, hooks: Iterable[RuntimeHook] = (),
                  scopes: Iterable[str] = (), max_attempts: int = 5,
-                 key_for: KeyFunction | None = None) -> None:
+                 key_for: KeyFunction | None = None, policy: DispatchPolicy | None = None
+                 ) -> None:
         self.store = store
         self.tools: dict[str, Tool] = {}
         for t in tools:
@@ -510,6 +478,9 @@ class Runtime:
         # payload; a custom one (a business key) should be a KeyRegistry, which refuses a second
         # payload under one key before anything is journaled or sent.
         self.key_for: KeyFunction = key_for or effect_key
+        # How runs journal and settle calls (minirt.dispatch); the course's broken designs
+        # are policies, never Context overrides.
+        self.policy: DispatchPolicy = policy or DEFAULT_POLICY
 
     # -- registration -------------------------------------------------------------------------
 
@@ -570,7 +541,7 @@ class Runtime:
         now = self.clock.now()
         run = self.store.transition(
             run_id, RunEvent("claim", at=now, worker_id=self.worker_id, lease_for=self.lease_for),
-            events=[self._transition_event("claim", now)])
+            events=[self.transition_event("claim", now)])
         return self._execute(run_id, rec.workflow, rec.input_json, run.incarnation)
 
     resume = run
@@ -588,22 +559,31 @@ class Runtime:
         while max_runs is None or len(done) < max_runs:
             now = self.clock.now()
             rec = self.store.claim_next(self.worker_id, now, self.lease_for, names,
-                                        events=[self._transition_event("claim", now)])
+                                        events=[self.transition_event("claim", now)])
             if rec is None:
                 break
             done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,
                                       rec.run.incarnation))
         return done
 
-    def _transition_event(self, kind: str, at: float, **detail: Any) -> NewEvent:
-        return NewEvent("transition", None,
+    def transition_event(self, kind: str, at: float, **detail: Any) -> NewEvent:
+        return NewEvent(KIND.TRANSITION, None,
                         canonical_json({"event": kind, "worker_id": self.worker_id, **detail}), at)
+
+    def new_context(self, run_id: str, incarnation: int, journal: Journal, input: Any
+                    ) -> Context:
+        """The context of one execution of a run (of ``context_class``)."""
+        return self.context_class(self, run_id, incarnation, journal, input)
+
+    def mark_resolved(self, ctx: Context, detail: dict[str, Any]) -> None:
+        """An UNCERTAIN run's unresolved intent was settled: back to RUNNING (journaled)."""
+        self._finish(ctx, "effect_resolved", detail)
 
     def _finish(self, ctx: Context, kind: str, detail: dict[str, Any]) -> None:
         now = self.clock.now()
         self.store.transition(ctx.run_id, RunEvent(kind, at=now, incarnation=ctx.incarnation,
                                                    detail=detail),
-                              events=[self._transition_event(kind, now, **detail)])
+                              events=[self.transition_event(kind, now, **detail)])
 
     def _execute(self, run_id: str, workflow: str, input_json: str, incarnation: int
                  ) -> RunOutcome:
@@ -611,11 +591,30 @@ class Runtime:
         if fn is None:
             raise UnknownWorkflow(workflow=workflow, known=sorted(self.workflows))
         journal = Journal.load(self.store, run_id)
-        ctx = self.context_class(self, run_id, incarnation, journal, json.loads(input_json))
+        ctx = self.new_context(run_id, incarnation, journal, json.loads(input_json))
         self.faults.hit("after_claim", run_id=run_id)
         # An UNCERTAIN run replays up to its unresolved intent; reconciling it moves the run back
-        # to RUNNING there (see Context._reconcile), not at the end of the workflow.
+        # to RUNNING there (see minirt.dispatch.reconcile), not at the end of the workflow.
         ctx.uncertain = self.store.get_run(run_id).run.state is RunState.UNCERTAIN
+        try:
+            return self._execute_in(ctx, fn)
+        except (Suspend, StaleIncarnation, StoreFault):
+            raise
+        except BaseException as exc:  # a hook's control flow (Cancelled); a crash passes through
+            found = None if _is_crash(exc) else self._on_exit(ctx, exc)
+            if found is None:
+                raise
+            return found
+
+    def _on_exit(self, ctx: Context, exc: BaseException) -> RunOutcome | None:
+        for hook in self.hooks:
+            found = hook.on_exit(ctx, exc)
+            if found is not None:
+                return found
+        return None
+
+    def _execute_in(self, ctx: Context, fn: Workflow) -> RunOutcome:
+        run_id = ctx.run_id
         try:
             value = fn(ctx, ctx.input)
         except Suspend as s:
@@ -627,7 +626,7 @@ class Runtime:
         except UnresolvedIntent as exc:
             if self.store.get_run(run_id).run.state is RunState.RUNNING:
                 self._finish(ctx, "effect_unknown", {"error": exc.to_record()})
-            self._end(ctx, RunState.UNCERTAIN)
+            self.notify_end(ctx, RunState.UNCERTAIN)
             return RunOutcome(run_id, RunState.UNCERTAIN, error=exc)
         except (MinirtError, ToolError) as exc:
             return self._fail(ctx, exc)
@@ -642,7 +641,7 @@ class Runtime:
             self._finish(ctx, "effect_resolved", {})
         self.faults.hit("before_complete", run_id=run_id)
         self._finish(ctx, "complete", {"result": value})
-        self._end(ctx, RunState.SUCCEEDED)
+        self.notify_end(ctx, RunState.SUCCEEDED)
         return RunOutcome(run_id, RunState.SUCCEEDED, value)
 
     def _suspend(self, ctx: Context, name: str) -> RunOutcome:
@@ -659,18 +658,18 @@ class Runtime:
             if self.store.kv_get(ctx.run_id, f"signal:{name}") is not None:
                 now = self.clock.now()
                 self.store.transition(ctx.run_id, RunEvent("wake", at=now),
-                                      events=[self._transition_event("wake", now, signal=name)])
-        self._end(ctx, RunState.WAITING)
+                                      events=[self.transition_event("wake", now, signal=name)])
+        self.notify_end(ctx, RunState.WAITING)
         return RunOutcome(ctx.run_id, self.store.get_run(ctx.run_id).run.state)
 
     def _fail(self, ctx: Context, exc: MinirtError) -> RunOutcome:
         if self.store.get_run(ctx.run_id).run.state is RunState.UNCERTAIN:
             self._finish(ctx, "effect_resolved", {})
         self._finish(ctx, "fail", {"error": exc.to_record()})
-        self._end(ctx, RunState.FAILED)
+        self.notify_end(ctx, RunState.FAILED)
         return RunOutcome(ctx.run_id, RunState.FAILED, error=exc)
 
-    def _end(self, ctx: Context, state: RunState) -> None:
+    def notify_end(self, ctx: Context, state: RunState) -> None:
         for hook in self.hooks:
             hook.on_run_end(ctx, state)
 
@@ -702,7 +701,7 @@ class Runtime:
             now = self.clock.now()
             if run.state is RunState.WAITING:
                 self.store.transition(run_id, RunEvent("wake", at=now),
-                                      events=[self._transition_event("wake", now, signal=name)],
+                                      events=[self.transition_event("wake", now, signal=name)],
                                       kv={key: text})
             else:
                 self.store.set_kv(run_id, {key: text})

@@ -66,12 +66,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import dispatch
 from .canonical import digest, normalise
-from .errors import MinirtError, RecordedError
+from .errors import MinirtError
 from .journal import OUTCOME_KINDS, NonDeterminism, UnresolvedIntent, new_event
 from .run import RunError
 from .store.base import JournalCorrupted
-from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
+from .tools import Tool, ToolCall
 
 if TYPE_CHECKING:
     from .runtime import Context
@@ -295,19 +296,14 @@ def current_scope() -> ChildScope | None:
 
 
 def _child(scope: ChildScope, tool: Tool, call: ToolCall) -> tuple[str, Any]:
-    """What a child thread does: only the tool invocation. It journals nothing (the parent does)."""
+    """What a child thread does: only the tool invocation (:func:`minirt.dispatch.invoke`). It
+    journals nothing (the parent does)."""
     _local.scope = scope
     try:
         scope.checkpoint()
-        return "value", tool.invoke(call)
-    except OutcomeUnknown as exc:
-        return "unknown", exc
-    except MinirtError as exc:
-        return "error", exc
+        return dispatch.invoke(tool, call)
     except ChildCancelled:
         return "cancelled", None
-    except Exception as exc:
-        return "exception", exc
     finally:
         _local.scope = None
 
@@ -326,7 +322,7 @@ def parallel(ctx: Context, calls: Sequence[Call], *, max_in_flight: int = 4,
     if int(max_in_flight) < 1:
         raise PlanInvalid(reason=f"max_in_flight must be at least 1, not {max_in_flight}")
     names = names_of(calls)
-    slots = [ctx._next() for _ in calls]  # step positions in list order, before anything runs
+    slots = [ctx.claim_position() for _ in calls]  # step positions in list order, before anything runs
     nodes = nodes_of(calls, [p for p, _ in slots])
     try:
         waves = planner([Node(n.name, n.step, n.after, n.reads, n.writes) for n in nodes],
@@ -423,24 +419,15 @@ class _FanOut:
             raw_digest = digest(args)
             if pos is not None:  # recorded: replay it (an open intent is reconciled, serially)
                 self._settle(i, lambda p=p, pos=pos, t=tool, d=raw_digest:
-                             ctx._replay_tool(p, pos, t, d))
+                             dispatch.replay(ctx, p, pos, t, d))
                 continue
-            try:
-                prepared = normalise(tool.prepare(dict(args), rt.scopes))
-                call = ToolCall(ctx.run_id, p, tool.name, prepared,
-                                rt.key_for(ctx.run_id, p, tool.name, prepared), 1,
-                                ctx.incarnation, rt.scopes, getattr(ctx, "deadline_at", None))
-                ctx.pending_kv = {}
-                for hook in rt.hooks:
-                    hook.before_dispatch(ctx, tool, call)
+            try:  # the pipeline's prepare -> key -> hooks, as for a sequential call
+                call, kv = dispatch.prepare(ctx, tool, p, args)
             except MinirtError as exc:
-                rejected.append((i, new_event(rt.store, "tool_rejected", p, {
-                    "tool": tool.name, "args_digest": raw_digest, "error": exc.to_record()},
-                    ctx.now_raw())))
+                rejected.append((i, dispatch.rejection(ctx, p, tool.name, raw_digest, exc)))
                 self._fail(i, exc)
                 continue
-            staged.update(ctx.pending_kv)
-            ctx.pending_kv = {}
+            staged.update(kv)
             fresh.append((i, tool, call, raw_digest))
         self._group_commit(k, fresh, rejected, staged)
         self._run_children(k, fresh)
@@ -466,18 +453,14 @@ class _FanOut:
         steps = sorted([c.step for _, _, c, _ in fresh] + [self.slots[i][0] for i, _ in rejected])
         events = [new_event(rt.store, "wave", None, {"fanout": self.slots[0][0], "wave": k,
                                                      "steps": steps}, now)]
-        for _, tool, call, raw_digest in fresh:
-            events.append(new_event(rt.store, "intent", call.step, {
-                "tool": tool.name, "args": call.args, "args_digest": raw_digest,
-                "effect_key": call.effect_key, "effect": tool.effect.value}, now))
+        events += [dispatch.intent_event(ctx, tool, call, raw_digest)
+                   for _, tool, call, raw_digest in fresh]
         events += [e for _, e in rejected]
         for _, tool, call, _ in fresh:
             rt.faults.hit("before_intent", step=call.step, tool=tool.name)
         with rt.store.transaction():
-            rows = rt.store.append(ctx.run_id, ctx.incarnation, events,
-                                   lease_until=rt.clock.now() + rt.lease_for, kv=staged or None)
+            ctx.append(*events, kv=staged or None)
             rt.faults.hit("inside_commit", step=steps[0], tool="wave")
-        ctx.journal.note(rows)
         for _, tool, call, _ in fresh:
             rt.faults.hit("after_intent", step=call.step, tool=tool.name)
 
@@ -487,9 +470,7 @@ class _FanOut:
             return
         scope = ChildScope()
         unknown: list[tuple[int, Tool, ToolCall, str]] = []
-        # Invariant: the steps of this run's children that have not finished (what a
-        # quiescence check reads); empty whenever the workflow is at a cancellation point.
-        running: set[int] = self.ctx.__dict__.setdefault("children_in_flight", set())
+        running = self.ctx.children_in_flight  # see its invariant on Context
         with ThreadPoolExecutor(max_workers=len(fresh),
                                 thread_name_prefix=f"minirt-wave{k}") as pool:
             running.update(call.step for _, _, call, _ in fresh)
@@ -508,7 +489,8 @@ class _FanOut:
                         running.discard(call.step)
                         self._complete(i, tool, call, kind, value, unknown)
                 for i, tool, call, why in unknown:  # after the siblings: reconcile, in step order
-                    self._settle(i, lambda t=tool, c=call, w=why: self.ctx._reconcile(t, c, w))
+                    self._settle(i, lambda t=tool, c=call, w=why:
+                                 self.ctx.runtime.policy.reconcile(self.ctx, t, c, w))
             except BaseException:
                 scope.cancel()  # children at a cancellation point stop; the pool joins the rest
                 raise
@@ -517,24 +499,14 @@ class _FanOut:
 
     def _complete(self, i: int, tool: Tool, call: ToolCall, kind: str, value: Any,
                   unknown: list[tuple[int, Tool, ToolCall, str]]) -> None:
-        """The parent's half of ``Context._dispatch`` for one finished child."""
-        ctx, faults = self.ctx, self.ctx.runtime.faults
-        if kind == "value":
-            faults.hit("after_provider_commit", step=call.step, tool=call.tool)
-            value = normalise(value)
-            faults.hit("before_result", step=call.step, tool=call.tool)
-            self.results[i] = ctx._record_outcome(call, "tool_result",
-                                                  {"effect_key": call.effect_key, "value": value})
-        elif kind == "error" or (kind == "exception" and tool.effect is EffectClass.PURE):
-            err = value if kind == "error" else RecordedError(type_name=type(value).__name__,
-                                                              detail=str(value))
-            faults.hit("after_provider_commit", step=call.step, tool=call.tool)
-            faults.hit("before_result", step=call.step, tool=call.tool)
-            self._settle(i, lambda: ctx._record_outcome(call, "tool_error", {
-                "effect_key": call.effect_key, "error": err.to_record()}, err))
-        elif kind in ("unknown", "exception"):
-            unknown.append((i, tool, call, f"{type(value).__name__}: {value}"))
-        # "cancelled": only after the parent stopped; the intent stays open for recovery
+        """The parent's half of :func:`minirt.dispatch.deliver` for one finished child: an
+        unknown answer waits until the wave's siblings are recorded, then is reconciled."""
+        if kind == "cancelled":  # only after the parent stopped; the intent stays open
+            return
+        if dispatch.is_unknown(tool, kind):
+            unknown.append((i, tool, call, dispatch.why_unknown(kind, value)))
+            return
+        self._settle(i, lambda: dispatch.settle(self.ctx, tool, call, kind, value))
 
     def _settle(self, i: int, outcome: Callable[[], Any]) -> None:
         try:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -216,18 +215,20 @@ class TraceHook(RuntimeHook):
     def __init__(self, sink: Any) -> None:
         self.emit = sink.emit if hasattr(sink, "emit") else sink
         self._lock = threading.Lock()
-        self._started: weakref.WeakKeyDictionary[Context, dict[int, float]] = \
-            weakref.WeakKeyDictionary()
+
+    def _started(self, ctx: Context) -> dict[int, float]:
+        """step -> when its position was claimed, for this execution (per-run state)."""
+        return ctx.state_for(self, dict)
 
     def _now(self, ctx: Context) -> float:
         return ctx.runtime.clock.now()
 
     def at_checkpoint(self, ctx: Context) -> None:
         with self._lock:
-            self._started.setdefault(ctx, {})[ctx.position] = self._now(ctx)
+            self._started(ctx)[ctx.position] = self._now(ctx)
 
     def on_position(self, ctx: Context, step: int, kind: str, name: str, replayed: bool) -> None:
-        start = self._started.get(ctx, {}).get(step, self._now(ctx))
+        start = self._started(ctx).get(step, self._now(ctx))
         pos = ctx.journal.at(step)
         if pos is None or pos.opening is None:
             return

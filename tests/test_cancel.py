@@ -326,9 +326,9 @@ def test_the_hook_reads_the_run_row_only_at_unrecorded_positions(setup: Any) -> 
     from minirt.runtime import Context
     ctx = Context(rt, "r", 1, Journal.load(rt.store, "r"), None)
     for _ in range(3):
-        ctx._next()  # replayed positions: closed, no read
+        ctx.claim_position()  # replayed positions: closed, no read
     assert reads == []
-    ctx._next()  # a fresh position: one read
+    ctx.claim_position()  # a fresh position: one read
     assert reads == ["r"]
     rt.close()
 

@@ -10,10 +10,12 @@ import pytest
 from minirt.faults import (
     ChildDidNotCrash,
     FaultPlan,
+    FaultPoint,
     Faults,
     Outcome,
     ScenarioNotImportable,
     SimulatedCrash,
+    UnknownFaultPoint,
     _run_in_child,
     boundaries,
     crash_once,
@@ -32,34 +34,57 @@ REF = SCENARIO.ref
 
 def test_fault_plan_records_every_point_passed_with_its_occurrence():
     plan = FaultPlan()
-    for point in ("a", "b", "a"):
+    for point in ("before_intent", "after_intent", "before_intent"):
         plan.hit(point)
-    assert plan.passed == [("a", 1), ("b", 1), ("a", 2)]
+    assert plan.passed == [("before_intent", 1), ("after_intent", 1), ("before_intent", 2)]
 
 
 def test_fault_plan_crashes_only_at_the_chosen_occurrence():
-    plan = FaultPlan(crash_at="a", occurrence=2)
-    plan.hit("a")
+    plan = FaultPlan(crash_at="after_intent", occurrence=2)
+    plan.hit("after_intent")
     with pytest.raises(SimulatedCrash) as crash:
-        plan.hit("a")
-    assert (crash.value.point, crash.value.occurrence) == ("a", 2)
+        plan.hit("after_intent")
+    assert (crash.value.point, crash.value.occurrence) == ("after_intent", 2)
 
 
 def test_fault_plan_does_not_crash_again_after_the_occurrence():
-    plan = FaultPlan(crash_at="a", occurrence=1)
+    plan = FaultPlan(crash_at="after_intent", occurrence=1)
     with pytest.raises(SimulatedCrash):
-        plan.hit("a")
-    plan.hit("a")
-    assert plan.counts["a"] == 2
+        plan.hit("after_intent")
+    plan.hit("after_intent")
+    assert plan.counts["after_intent"] == 2
 
 
 def test_crashed_is_a_fact_set_once_the_point_was_reached():
-    plan = FaultPlan(crash_at="b")
-    plan.hit("a")
+    plan = FaultPlan(crash_at="after_result")
+    plan.hit("before_result")
     assert not plan.crashed
     with pytest.raises(SimulatedCrash):
-        plan.hit("b")
+        plan.hit("after_result")
     assert plan.crashed
+
+
+def test_a_plan_for_an_unknown_point_is_refused_when_it_is_set_up():
+    with pytest.raises(UnknownFaultPoint) as err:
+        FaultPlan(crash_at="after_intnet")  # a typo would otherwise never fire
+    assert "after_intnet" in str(err.value) and "after_intent" in str(err.value)
+
+
+def test_hitting_an_unregistered_point_under_a_plan_is_refused():
+    with pytest.raises(UnknownFaultPoint):
+        FaultPlan().hit("nowhere")
+
+
+def test_every_point_the_runtime_hits_is_a_registered_fault_point():
+    import re
+    from pathlib import Path
+
+    import minirt
+
+    hit = re.compile(r"faults\.hit\(\s*\"([a-z_]+)\"")
+    found = {m for f in Path(minirt.__file__).parent.rglob("*.py")
+             for m in hit.findall(f.read_text(encoding="utf-8"))}
+    assert found and found <= set(FaultPoint), sorted(found - set(FaultPoint))
 
 
 def test_default_faults_never_crash():

@@ -41,7 +41,7 @@ def test_the_scenario_is_importable_for_the_kill_mode() -> None:
 
 
 def test_a_crash_free_run_is_clean_with_one_incarnation_and_no_zombie(tmp_path: Path) -> None:
-    verdict = faults.crash_once(REF, "never-hit", workdir=tmp_path)
+    verdict = faults.crash_once(REF, "after_claim", occurrence=99, workdir=tmp_path)  # never
     assert verdict.ok, verdict.detail
     assert "incarnations [1]" in verdict.detail
     assert read_zombie_log(tmp_path / ZOMBIE_LOG) == []

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from minirt.dispatch import DispatchPolicy
 from minirt.faults import Faults, Outcome, boundaries, crash_once, sweep
 from minirt.journal import Position
 from minirt.runtime import Context, Runtime
@@ -64,34 +65,38 @@ def test_crash_free_run_executes_each_tool_once(tmp_path):
 class ForgetfulContext(Context):
     """Ignores the journal: every position runs again (the naive restart-from-the-top loop)."""
 
-    def _next(self) -> tuple[int, Position | None]:
-        p, _ = super()._next()
+    def claim_position(self) -> tuple[int, Position | None]:
+        p, _ = super().claim_position()
         return p, None
 
 
-class IntentIsDoneContext(Context):
+class IntentIsDone(DispatchPolicy):
     """Takes a recorded intent for a finished call and moves on with no result."""
 
-    def _reconcile(self, tool: Tool, call: Any, why: str) -> Any:
+    def reconcile(self, ctx: Context, tool: Tool, call: Any, why: str) -> Any:
         if why == "recorded intent without an outcome":
             return None
-        return super()._reconcile(tool, call, why)
+        return super().reconcile(ctx, tool, call, why)
 
 
 class BrokenScenario(RefundScenario):
     context: type[Context] = Context
+    policy: DispatchPolicy = DispatchPolicy()
 
     def make_runtime(self, workdir: Path, *, faults: Any, clock_offset: float,
                      worker_id: str) -> Runtime:
         rt = super().make_runtime(workdir, faults=faults, clock_offset=clock_offset,
                                   worker_id=worker_id)
         rt.context_class = self.context
+        rt.policy = self.policy
         return rt
 
 
-def _broken(context: type[Context]) -> BrokenScenario:
+def _broken(context: type[Context] = Context,
+            policy: DispatchPolicy | None = None) -> BrokenScenario:
     sc = BrokenScenario()
     sc.context = context
+    sc.policy = policy or DispatchPolicy()
     return sc
 
 
@@ -109,7 +114,7 @@ def test_oracle_flags_a_runtime_that_redraws_a_recorded_random_value(tmp_path):
 
 
 def test_oracle_flags_a_runtime_that_takes_an_intent_for_a_result(tmp_path):
-    verdict = crash_once(_broken(IntentIsDoneContext), "after_intent", occurrence=2,
+    verdict = crash_once(_broken(policy=IntentIsDone()), "after_intent", occurrence=2,
                          workdir=tmp_path)
     assert verdict.outcome is Outcome.LOST
 

@@ -26,8 +26,12 @@ from typing import Any
 
 from ..approvals import call_approved, gate_of, request_approval
 from ..effects import SAGA_STOPS, Saga
+from ..errors import MinirtError
 from ..runtime import Context
-from .shop import CapstoneError
+
+
+class CapstoneError(MinirtError):
+    """Base of the capstone agent's own refusals."""
 
 
 class PlanRejected(CapstoneError):

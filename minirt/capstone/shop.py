@@ -35,7 +35,7 @@ from typing import Any
 
 from ..approvals import ApprovalGate, check_receipt
 from ..clock import Clock, FakeClock
-from ..errors import MinirtError, ToolError
+from ..errors import ToolError
 from ..faults import Faults
 from ..idempotency import Delivery, reconcile_by_lookup
 from ..run import RunState
@@ -47,6 +47,9 @@ from ..world.email import EmailProvider
 from ..world.errors import ProviderUnavailable
 from ..world.payments import PaymentProvider
 from ..world.tools import book_tool, cancel_booking_tool, email_tool
+from .agent import CapstoneError, support_agent, support_model  # noqa: F401 - CapstoneError
+
+# is re-exported (it lived here before the agent owned it); the agent imports nothing of the shop
 
 EPOCH = 1_700_000_000.0
 #: The business rule: refunds above this many cents need a reviewer's approval.
@@ -260,8 +263,6 @@ def build_runtime(workdir: str | Path, *, faults: Faults | None = None,
     model, the budget limits (None: no budget hook), the reviewer (None: runs wait for a real
     one) and the store's ``synchronous`` setting. ``hooks`` are added before the budget hook.
     """
-    from .agent import support_agent, support_model
-
     opts = options or Options()
     for name in overrides:
         if not hasattr(opts, name):
@@ -298,7 +299,3 @@ def start_ticket(rt: CapstoneRuntime, ticket: dict[str, Any] | None = None, *,
     if rt.store.kv_get(run_id, "capability:refund") is None:
         rt.gate.mint(rt, run_id, "refund", resource="order:*", max_amount=MAX_REFUND_CENTS)
     return run_id
-
-
-class CapstoneError(MinirtError):
-    """Base of the capstone agent's own refusals."""

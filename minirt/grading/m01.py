@@ -406,7 +406,8 @@ def check_crash_sweep(apply: ApplyFn) -> list[str]:
     for point, n in (("no crash", 1), *BOUNDARIES):
         cell = f"crash at {point}#{n}" if point != "no crash" else "crash-free run"
         try:
-            verdict = crash_once(LearnerScenario(apply), point, occurrence=n)
+            verdict = crash_once(LearnerScenario(apply), None if point == "no crash" else point,
+                                 occurrence=n)
         except Exception as exc:
             out.append(f"[crash-sweep] {cell}: your apply raised {_name(exc)}: {exc}")
             continue

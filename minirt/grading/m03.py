@@ -147,8 +147,8 @@ class LearnerContext(Context):
 
     _mode: str | None = None  # "fresh": hide the journal from the base class for one position
 
-    def _next(self) -> Any:
-        p, pos = super()._next()
+    def claim_position(self) -> Any:
+        p, pos = super().claim_position()
         if self._mode == "fresh":
             pos = None
         self._mode = None

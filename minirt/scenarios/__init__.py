@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import FakeClock
-from ..faults import Faults
+from ..faults import Faults, register_scenarios
 from ..runtime import Runtime
 from ..store.sqlite import SQLiteStore
 
 EPOCH = 1_700_000_000.0
+
+register_scenarios(__name__)  # faults.discover_scenarios() finds this package's scenarios
 
 
 class SQLiteScenario:

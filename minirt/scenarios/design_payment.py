@@ -10,9 +10,9 @@ providers' ledgers. Nothing is simulated except the crash itself (simulate mode)
 What each choice changes (and nothing else):
 
 - ``Checkpoint``: the context class. ``intent-and-result`` is minirt's own journal;
-  ``result-only`` writes one event per call after it returns (:class:`ResultOnlyContext`);
+  ``result-only`` writes one event per call after it returns (:class:`ResultOnlyPolicy`);
   ``periodic-snapshot`` buffers the journal and writes it every ``SNAPSHOT_EVERY`` positions
-  (:class:`SnapshotContext`); ``none`` writes no journal at all (:class:`NoCheckpointContext`).
+  (:class:`SnapshotPolicy`); ``none`` writes no journal at all (:class:`NoCheckpointPolicy`).
 - ``Idempotency``: the key function and the charge/booking tools: a key derived from run + step +
   payload digest (minirt's :func:`~minirt.idempotency.effect_key`), a random key made once per
   operation (journaled with the intent, if there is one), a fresh random key on every attempt,
@@ -36,12 +36,13 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from ..clock import FakeClock
+from ..dispatch import DispatchPolicy
 from ..errors import MinirtError
 from ..faults import WINDOWS, Faults, Outcome, Verdict, crash_once
 from ..idempotency import EffectLedger, KeyFunction, ReconcileByLookup, effect_key
@@ -124,63 +125,64 @@ class UnknownCrashCell(MinirtError):
                 "known: {known}")
 
 
-# -- checkpoints: the context class -----------------------------------------------------------
+# -- checkpoints: the journal policy ------------------------------------------------------------
 
-class ResultOnlyContext(Context):
+@dataclass
+class _Held:
+    """A policy's per-run buffer: events (and kv) not written yet."""
+
+    events: list[NewEvent] = field(default_factory=list)
+    kv: dict[str, str | None] = field(default_factory=dict)
+
+
+class ResultOnlyPolicy(DispatchPolicy):
     """``result-only``: a call's intent is held in memory and written together with its
     outcome, in one transaction after the call returns. A crash before that leaves no trace."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._held: list[NewEvent] = []  # Invariant: events of the call in flight, unwritten
-        self._held_kv: dict[str, str | None] = {}
-
-    def _append(self, *events: NewEvent, kv: dict[str, str | None] | None = None
-                ) -> list[Event]:
-        batch = [*self._held, *events]
+    def append(self, ctx: Context, events: tuple[NewEvent, ...],
+               kv: dict[str, str | None] | None) -> list[Event]:
+        held = ctx.state_for(self, _Held)  # Invariant: events of the call in flight, unwritten
+        batch = [*held.events, *events]
         opened = any(e.kind == "intent" for e in batch)
         if opened and not any(e.kind in OUTCOME_KINDS for e in batch):
-            self._held, self._held_kv = batch, {**self._held_kv, **(kv or {})}
+            held.events, held.kv = batch, {**held.kv, **(kv or {})}
             return []
-        staged, self._held, self._held_kv = {**self._held_kv, **(kv or {})}, [], {}
-        return super()._append(*batch, kv=staged or None)
+        staged = {**held.kv, **(kv or {})}
+        held.events, held.kv = [], {}
+        return ctx.write_journal(batch, staged or None)
 
 
-class SnapshotContext(Context):
+class SnapshotPolicy(DispatchPolicy):
     """``periodic-snapshot``: journal events are buffered and written before every
     ``SNAPSHOT_EVERY``-th position; a crash loses everything since the last snapshot (the
     model's decision included). The run's final state is in the run record, not the journal."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._buffer: list[NewEvent] = []  # Invariant: written at the next snapshot, or lost
-        self._buffer_kv: dict[str, str | None] = {}
-
-    def _append(self, *events: NewEvent, kv: dict[str, str | None] | None = None
-                ) -> list[Event]:
-        self._buffer.extend(events)
-        self._buffer_kv.update(kv or {})
+    def append(self, ctx: Context, events: tuple[NewEvent, ...],
+               kv: dict[str, str | None] | None) -> list[Event]:
+        held = ctx.state_for(self, _Held)  # Invariant: written at the next snapshot, or lost
+        held.events.extend(events)
+        held.kv.update(kv or {})
         return []
 
-    def _next(self) -> Any:
-        if self._position and self._position % SNAPSHOT_EVERY == 0 and self._buffer:
-            batch, kv = self._buffer, self._buffer_kv
-            self._buffer, self._buffer_kv = [], {}
-            super()._append(*batch, kv=kv or None)
-        return super()._next()
+    def before_position(self, ctx: Context, step: int) -> None:
+        held = ctx.state_for(self, _Held)
+        if step and step % SNAPSHOT_EVERY == 0 and held.events:
+            batch, kv = held.events, held.kv
+            held.events, held.kv = [], {}
+            ctx.write_journal(batch, kv or None)
 
 
-class NoCheckpointContext(Context):
+class NoCheckpointPolicy(DispatchPolicy):
     """``none``: nothing is journaled; a resumed run starts from the top and asks again."""
 
-    def _append(self, *events: NewEvent, kv: dict[str, str | None] | None = None
-                ) -> list[Event]:
+    def append(self, ctx: Context, events: tuple[NewEvent, ...],
+               kv: dict[str, str | None] | None) -> list[Event]:
         return []
 
 
-CONTEXTS: dict[Checkpoint, type[Context]] = {
-    Checkpoint.INTENT_AND_RESULT: Context, Checkpoint.RESULT_ONLY: ResultOnlyContext,
-    Checkpoint.SNAPSHOT: SnapshotContext, Checkpoint.NONE: NoCheckpointContext}
+POLICIES_BY_CHECKPOINT: dict[Checkpoint, DispatchPolicy] = {
+    Checkpoint.INTENT_AND_RESULT: DispatchPolicy(), Checkpoint.RESULT_ONLY: ResultOnlyPolicy(),
+    Checkpoint.SNAPSHOT: SnapshotPolicy(), Checkpoint.NONE: NoCheckpointPolicy()}
 
 
 class DriftingModel:
@@ -236,7 +238,7 @@ def _tool(name: str, model: Any, effect: EffectClass, send: Any, lookup: Any = N
 
     def handler(args: Any, inv: Any) -> Any:
         key, fn = send(args, inv.call)
-        return tool._send(inv.call, key, fn)
+        return tool.send(inv.call, key, fn)
 
     tool = ProviderTool(name, input_model=model, handler=handler, effect=effect, lookup=lookup,
                         retention_for=retention_for)
@@ -359,7 +361,7 @@ class DesignScenario(PaymentScenario):
                           model=DriftingModel(wd / "model-asks.txt"), clock=clock, faults=faults,
                           worker_id=worker_id, reconcile=POLICIES[d.resume],
                           key_for=key_for(d.idempotency))
-        rt.context_class = CONTEXTS[d.checkpoint]
+        rt.policy = POLICIES_BY_CHECKPOINT[d.checkpoint]
         rt.world = (pay, booking)
         return rt
 
@@ -472,9 +474,10 @@ def sweep_design(design: Design) -> tuple[DesignCell, ...]:
     return tuple(run_cell(design, p, n, r) for r in RECOVERIES for p, n in POINTS)
 
 
-__all__ = ["CONTEXTS", "INPUT", "LATE_FOR", "POLICIES", "RECOVERIES", "SNAPSHOT_EVERY",
-           "Checkpoint", "Design", "DesignCell", "DesignGaveUp", "DesignScenario",
-           "DriftingModel", "Idempotency", "NoCheckpointContext", "ReferencePayments",
-           "ResultOnlyContext", "Resume", "SnapshotContext", "UnknownCrashCell", "book_tool_for", "charge_tool_for",
-           "escalate", "give_up", "judge_design", "key_for", "pay_then_book_or_refund",
-           "resend_blindly", "run_cell", "sweep_design", "window_label"]
+__all__ = ["INPUT", "LATE_FOR", "POLICIES", "POLICIES_BY_CHECKPOINT", "RECOVERIES",
+           "SNAPSHOT_EVERY", "Checkpoint", "Design", "DesignCell", "DesignGaveUp",
+           "DesignScenario", "DriftingModel", "Idempotency", "NoCheckpointPolicy",
+           "ReferencePayments", "ResultOnlyPolicy", "Resume", "SnapshotPolicy",
+           "UnknownCrashCell", "book_tool_for", "charge_tool_for", "escalate", "give_up",
+           "judge_design", "key_for", "pay_then_book_or_refund", "resend_blindly", "run_cell",
+           "sweep_design", "window_label"]

@@ -226,11 +226,18 @@ class Sequencer(RuntimeHook):
 
 class Arrivals(RuntimeHook):
     """Records, per execution, the tool outcomes in the order they reach the workflow: fresh
-    ones as they complete, replayed ones as replay meets them (``ctx.arrivals``)."""
+    ones as they complete, replayed ones as replay meets them (:func:`arrivals_of`)."""
 
     def after_outcome(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
         if kind == "tool_result":
-            ctx.__dict__.setdefault("arrivals", []).append((call.step, payload["value"]))
+            ctx.state_for(self, list).append((call.step, payload["value"]))
+
+
+def arrivals_of(ctx: Context) -> list[tuple[int, Any]]:
+    """``(step, value)`` of every tool result of this execution, in arrival order (empty
+    without an :class:`Arrivals` hook)."""
+    hook = next((h for h in ctx.runtime.hooks if isinstance(h, Arrivals)), None)
+    return [] if hook is None else list(ctx.state_for(hook, list))
 
 
 # -- tools over the shop -----------------------------------------------------------------------
@@ -315,7 +322,7 @@ def support_agent(ctx: Context, req: dict[str, Any]) -> dict[str, Any]:
     first = ctx.position
     calls = fanout_calls(req)
     parallel(ctx, calls, max_in_flight=MAX_IN_FLIGHT, planner=opts.get("planner", plan_waves))
-    mine = [(s, v) for s, v in ctx.__dict__.get("arrivals", []) if first <= s < first + len(calls)]
+    mine = [(s, v) for s, v in arrivals_of(ctx) if first <= s < first + len(calls)]
     joined = opts.get("join", by_step)(mine)
     reply = ctx.decide({"task": "reply to the customer", "results": joined})
     return {"results": joined, "reply": reply}

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import FakeClock
+from ..dispatch import DEFAULT_POLICY, DispatchPolicy, record_outcome
 from ..errors import ToolError
 from ..faults import Faults, Outcome, Verdict
 from ..idempotency import reconcile_by_lookup
@@ -67,34 +68,33 @@ def order_agent(ctx: Any, order: dict[str, Any]) -> dict[str, Any]:
     return {"order": order["order"], "amount_cents": plan["amount_cents"], "item": plan["item"]}
 
 
-class JournalsBeforeCommit(Context):
+class JournalsBeforeCommit(DispatchPolicy):
     """BROKEN ON PURPOSE: the result is journaled before the provider is called."""
 
-    def _dispatch(self, tool: Tool, call: ToolCall) -> Any:
-        rt = self.runtime
+    def deliver(self, ctx: Context, tool: Tool, call: ToolCall) -> Any:
+        rt = ctx.runtime
         receipt = {"accepted": True, "effect_key": call.effect_key}
-        self._append(new_event(rt.store, "tool_result", call.step,
-                               {"effect_key": call.effect_key, "value": receipt},
-                               self.now_raw()))
+        ctx.append(new_event(rt.store, "tool_result", call.step,
+                             {"effect_key": call.effect_key, "value": receipt}, ctx.now_raw()))
         rt.faults.hit("after_result", step=call.step, tool=call.tool)
         try:
             tool.invoke(call)  # fire and forget: the journal already says it is done
         except Exception:  # noqa: BLE001 - that is the bug: nobody looks at the answer
             pass
         rt.faults.hit("after_provider_commit", step=call.step, tool=call.tool)
-        self._positioned(call.step, "tool", call.tool, False)
+        ctx.positioned(call.step, "tool", call.tool, False)
         for hook in rt.hooks:
-            hook.after_outcome(self, call, "tool_result", {"value": receipt})
+            hook.after_outcome(ctx, call, "tool_result", {"value": receipt})
         return receipt
 
 
-class UnknownAsFailure(Context):
+class UnknownAsFailure(DispatchPolicy):
     """BROKEN ON PURPOSE: an answer that never came is recorded as the call's failure."""
 
-    def _reconcile(self, tool: Tool, call: ToolCall, why: str) -> Any:
+    def reconcile(self, ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
         err = ToolError(tool=call.tool, reason=f"no answer, taken as a failure ({why})")
-        return self._record_outcome(call, "tool_error", {"effect_key": call.effect_key,
-                                                         "error": err.to_record()}, err)
+        return record_outcome(ctx, call, "tool_error", {"effect_key": call.effect_key,
+                                                        "error": err.to_record()}, err)
 
 
 class TraceRuntime(Runtime):
@@ -130,11 +130,11 @@ def judge(state: str, report: EffectReport) -> str:
 
 @dataclass(frozen=True)
 class TraceScenario:
-    """See the module docstring. ``context`` picks the runtime; ``judge`` the oracle."""
+    """See the module docstring. ``policy`` picks the runtime's design; ``judge`` the oracle."""
 
     name: str = "m10-reference"
     ref: str = "minirt.scenarios.m10_trace:reference"
-    context: type[Context] = Context
+    policy: DispatchPolicy = DEFAULT_POLICY
     judge: Judge = judge
     run_id: str = "run-m10"
 
@@ -153,7 +153,7 @@ class TraceScenario:
                           clock=clock, faults=faults, worker_id=worker_id,
                           reconcile=reconcile_by_lookup,
                           hooks=[TraceHook(JsonLinesSink(wd / SPANS))])
-        rt.context_class = self.context
+        rt.policy = self.policy
         rt.world = (pay, book)
         return rt
 
@@ -189,8 +189,8 @@ class TraceScenario:
 reference = TraceScenario()
 journals_before_commit = TraceScenario("m10-journals-before-commit",
                                        "minirt.scenarios.m10_trace:journals_before_commit",
-                                       JournalsBeforeCommit)
+                                       JournalsBeforeCommit())
 unknown_as_failure = TraceScenario("m10-unknown-as-failure",
                                    "minirt.scenarios.m10_trace:unknown_as_failure",
-                                   UnknownAsFailure)
+                                   UnknownAsFailure())
 VARIANTS = (reference, journals_before_commit, unknown_as_failure)

@@ -81,7 +81,7 @@ class ProviderTool(ToolContract):
         self.delivery = None if delivery is None else Delivery(delivery)
         self.sent_keys: deque[str | None] = deque(maxlen=1000)
 
-    def _send(self, call: ToolCall, key: str | None, fn: Callable[[], T]) -> T:
+    def send(self, call: ToolCall, key: str | None, fn: Callable[[], T]) -> T:
         """Send one attempt, mapping silences and 5xx to OutcomeUnknown."""
         self.sent_keys.append(key)
         try:
@@ -118,7 +118,7 @@ def charge_tool(provider: Any, *, name: str = "charge", per_attempt_random_keys:
     def handler(args: ChargeArgs, inv: Invocation) -> dict[str, Any]:
         call = inv.call
         key = f"rk_{uuid.uuid4().hex}" if per_attempt_random_keys else call.effect_key
-        return tool._send(call, key, lambda: provider.charge(
+        return tool.send(call, key, lambda: provider.charge(
             key, args.amount_cents, args.currency, args.customer))
 
     tool = ProviderTool(name, input_model=ChargeArgs, handler=handler, effect=EffectClass.KEYED,
@@ -135,7 +135,7 @@ def refund_tool(provider: Any, *, name: str = "refund", limits: Limits | None = 
 
     def handler(args: RefundArgs, inv: Invocation) -> dict[str, Any]:
         call = inv.call
-        return tool._send(call, call.effect_key,
+        return tool.send(call, call.effect_key,
                           lambda: provider.refund(args.charge_id, call.effect_key))
 
     tool = ProviderTool(name, input_model=RefundArgs, handler=handler, effect=EffectClass.KEYED,
@@ -152,7 +152,7 @@ def book_tool(provider: Any, *, name: str = "book", limits: Limits | None = None
 
     def handler(args: BookArgs, inv: Invocation) -> dict[str, Any]:
         call = inv.call
-        return tool._send(call, call.effect_key,
+        return tool.send(call, call.effect_key,
                           lambda: provider.book(call.effect_key, args.item, args.customer))
 
     def lookup(call: ToolCall) -> Lookup:
@@ -170,7 +170,7 @@ def cancel_booking_tool(provider: Any, *, name: str = "cancel_booking",
     tool: ProviderTool
 
     def handler(args: CancelArgs, inv: Invocation) -> dict[str, Any]:
-        return tool._send(inv.call, args.booking_id, lambda: provider.cancel(args.booking_id))
+        return tool.send(inv.call, args.booking_id, lambda: provider.cancel(args.booking_id))
 
     def lookup(call: ToolCall) -> Lookup:
         booking = provider.get(call.args["booking_id"])
@@ -191,7 +191,7 @@ def email_tool(provider: Any, *, name: str = "send_email", delivery: Delivery | 
     tool: ProviderTool
 
     def handler(args: EmailArgs, inv: Invocation) -> dict[str, Any]:
-        return tool._send(inv.call, None, lambda: provider.send(args.to, args.subject, args.body))
+        return tool.send(inv.call, None, lambda: provider.send(args.to, args.subject, args.body))
 
     tool = ProviderTool(name, input_model=EmailArgs, handler=handler,
                         effect=EffectClass.IRREVERSIBLE, delivery=delivery, limits=limits)

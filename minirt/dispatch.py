@@ -1,0 +1,303 @@
+"""The tool-call pipeline: every dispatch of a tool, whoever asks for it, goes through here.
+
+One logical tool call passes these steps, in this order, whether it comes from
+``Context.call_tool``, ``Saga.step``, a fan-out wave (:mod:`minirt.scheduler`), a compensation
+(:mod:`minirt.effects`) or a cancellation look-up (:mod:`minirt.cancel`):
+
+1. **prepare** (:func:`prepare`): the tool's gate validates and normalises the arguments;
+2. **key**: the runtime's ``key_for`` names the logical operation (inside :func:`prepare`);
+3. **hooks**: every ``before_dispatch`` hook may refuse it or stage kv for the intent;
+4. a refusal becomes a ``tool_rejected`` event (:func:`rejection`), else an **intent**
+   (:func:`intent_event`, :func:`write_intent`) is journaled before anything is sent;
+5. **invoke** (:func:`invoke`): the tool runs; its answer is classified, never interpreted here;
+6. **outcome** (:func:`record_outcome`) or **reconcile** (:func:`reconcile`): an answer is
+   journaled; a lost one goes to the reconciliation policy (lookup, resend with the same key,
+   or unknown);
+7. **replay** (:func:`replay`): a recorded position returns (or raises) what it recorded.
+
+Every :class:`~minirt.tools.ToolCall` is built by ONE factory, :func:`new_call`, which always
+fills in the run, the incarnation of the executing worker, the runtime's scopes and the deadline
+of the innermost deadline scope in force (``ctx.deadline_at``, replayed identically after a
+crash). No other module builds a ToolCall positionally.
+
+How a run journals and settles a call is a :class:`DispatchPolicy`, passed to the runtime
+(``Runtime(policy=...)``). The default is minirt's design; the course's deliberately broken
+designs (results written before the call, intents held in memory, unknown answers taken as
+failures) are policies too, so nothing overrides a private method of :class:`Context`.
+
+Invariant: the fault points of a call are hit in the order ``before_intent``, (``inside_commit``),
+``after_intent``, ``after_provider_commit``, ``before_result``, ``after_result`` whichever path
+dispatches it, so a crash sweep sees the same windows everywhere.
+
+Guarantees: a refused call is journaled and replays as the same refusal; an intent is durable
+before the tool is invoked; an answer that never came is reconciled, never taken as a failure
+(by the default policy). Not guaranteed: that a custom policy keeps any of this (the course's
+broken designs do not, on purpose).
+
+May import: canonical, errors, idempotency, journal, kinds, resolution, store.base, tools. Not
+runtime (it receives a context; the runtime imports this module).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .canonical import digest, normalise
+from .errors import MinirtError, RecordedError, describe_exception, from_record, safe_str
+from .idempotency import effect_key
+from .journal import Position, UnresolvedIntent, new_event
+from .kinds import KIND
+from .resolution import Kind
+from .store.base import Event, NewEvent
+from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
+
+if TYPE_CHECKING:
+    from .runtime import Context
+
+
+# -- the one ToolCall factory ---------------------------------------------------------------------
+
+def new_call(ctx: Context, step: int, tool: str, args: Any, key: str, *,
+             attempt: int = 1) -> ToolCall:
+    """The call ``ctx`` dispatches at ``step``: always with the executing incarnation, the
+    runtime's scopes and the innermost deadline in force (``ctx.deadline_at``)."""
+    # positional, in ToolCall's field order (run_id, step, tool, args, effect_key, attempt,
+    # incarnation, scopes, deadline_at): this is the hot path of every call
+    return ToolCall(ctx.run_id, step, tool, args, key, attempt, ctx.incarnation,
+                    ctx.runtime.scopes, ctx.deadline_at)
+
+
+def resend_of(ctx: Context, call: ToolCall, attempt: int) -> ToolCall:
+    """Another attempt of the same logical call (same step, args and effect key)."""
+    return new_call(ctx, call.step, call.tool, call.args, call.effect_key, attempt=attempt)
+
+
+# -- prepare, key, hooks ---------------------------------------------------------------------------
+
+def prepare(ctx: Context, tool: Tool, step: int, raw: Any
+            ) -> tuple[ToolCall, dict[str, str | None]]:
+    """Steps 1-3: the gate, the key, the ``before_dispatch`` hooks. Returns the call and the kv
+    the hooks staged (to commit with its intent). A :class:`MinirtError` raised here refuses the
+    call; the caller journals :func:`rejection`."""
+    rt = ctx.runtime
+    prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw, rt.scopes))
+    if rt.key_for is effect_key:  # the default reuses the digest of the normalised args
+        key = effect_key(ctx.run_id, step, tool.name, prepared,
+                         args_digest=digest(prepared, normalised=True))
+    else:
+        key = rt.key_for(ctx.run_id, step, tool.name, prepared)
+    call = new_call(ctx, step, tool.name, prepared, key)
+    ctx.pending_kv = {}
+    try:
+        for hook in rt.hooks:
+            hook.before_dispatch(ctx, tool, call)
+        return call, ctx.pending_kv
+    finally:
+        ctx.pending_kv = {}
+
+
+def rejection(ctx: Context, step: int, tool: str, raw_digest: str, exc: MinirtError) -> NewEvent:
+    """The ``tool_rejected`` event of a call refused by its gate or a hook."""
+    return new_event(ctx.runtime.store, KIND.TOOL_REJECTED, step,
+                     {"tool": tool, "args_digest": raw_digest, "error": exc.to_record()},
+                     ctx.now_raw())
+
+
+# -- the intent ------------------------------------------------------------------------------------
+
+def intent_event(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str, *,
+                 outbox: Mapping[str, Any] | None = None) -> NewEvent:
+    """The ``intent`` event of ``call`` (with an ``outbox`` field for a saga's row)."""
+    payload: dict[str, Any] = {"tool": normalise(tool.name), "args": call.args,
+                               "args_digest": raw_digest, "effect_key": normalise(call.effect_key),
+                               "effect": tool.effect.value}
+    if outbox is not None:
+        payload["outbox"] = normalise(dict(outbox))
+    return new_event(ctx.runtime.store, KIND.INTENT, call.step, payload, ctx.now_raw(),
+                     normalised=True)
+
+
+def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
+                 kv: Mapping[str, str | None] | None = None, *,
+                 outbox: Mapping[str, Any] | None = None) -> list[Event]:
+    """Step 4: journal the intent (with ``kv``) before anything is sent.
+
+    A saga's outbox row (``outbox`` given) commits in an explicit transaction with the fault
+    point ``inside_commit`` open inside it (see :func:`minirt.effects.commit`)."""
+    rt = ctx.runtime
+    event = intent_event(ctx, tool, call, raw_digest, outbox=outbox)
+    rt.faults.hit("before_intent", step=call.step, tool=tool.name)
+    if outbox is None:
+        rows = ctx.append(event, kv=dict(kv) if kv else None)
+    else:
+        with rt.store.transaction():
+            rows = ctx.append(event, kv=dict(kv) if kv else None)
+            rt.faults.hit("inside_commit", step=call.step, tool=tool.name)
+    rt.faults.hit("after_intent", step=call.step, tool=tool.name)
+    return rows
+
+
+# -- invoke and settle -----------------------------------------------------------------------------
+
+#: What :func:`invoke` returns as the first element: how the tool answered.
+VALUE, ERROR, UNKNOWN, EXCEPTION = "value", "error", "unknown", "exception"
+
+
+def invoke(tool: Tool, call: ToolCall) -> tuple[str, Any]:
+    """Step 5: run the tool; classify its answer as (``value`` | ``error`` | ``unknown`` |
+    ``exception``, payload). Journals nothing (a fan-out child calls it on its own thread)."""
+    try:
+        return VALUE, tool.invoke(call)
+    except OutcomeUnknown as exc:
+        return UNKNOWN, exc
+    except MinirtError as exc:  # the tool ran and said no (or its output broke the contract)
+        return ERROR, exc
+    except Exception as exc:
+        return EXCEPTION, exc
+
+
+def is_unknown(tool: Tool, kind: str) -> bool:
+    """Whether an answer of ``kind`` leaves the effect unknown (to be reconciled)."""
+    return kind == UNKNOWN or (kind == EXCEPTION and tool.effect is not EffectClass.PURE)
+
+
+def why_unknown(kind: str, value: Any) -> str:
+    return safe_str(value) if kind == UNKNOWN else describe_exception(value)
+
+
+def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any) -> Any:
+    """Step 6: journal the answer :func:`invoke` classified (or reconcile a lost one)."""
+    faults = ctx.runtime.faults
+    if kind != VALUE and is_unknown(tool, kind):
+        return ctx.runtime.policy.reconcile(ctx, tool, call, why_unknown(kind, value))
+    faults.hit("after_provider_commit", step=call.step, tool=call.tool)
+    if kind == VALUE:
+        value = normalise(value)
+        faults.hit("before_result", step=call.step, tool=call.tool)
+        return record_outcome(ctx, call, KIND.TOOL_RESULT,
+                              {"effect_key": normalise(call.effect_key), "value": value},
+                              normalised=True)
+    err = value if kind == ERROR else RecordedError(type_name=type(value).__name__,
+                                                    detail=safe_str(value))
+    faults.hit("before_result", step=call.step, tool=call.tool)
+    return record_outcome(ctx, call, KIND.TOOL_ERROR,
+                          {"effect_key": call.effect_key, "error": err.to_record()}, err)
+
+
+def deliver(ctx: Context, tool: Tool, call: ToolCall) -> Any:
+    """Steps 5-6 for a journaled intent: invoke, then record the outcome or reconcile."""
+    return settle(ctx, tool, call, *invoke(tool, call))
+
+
+def record_outcome(ctx: Context, call: ToolCall, kind: str, payload: dict[str, Any],
+                   error: MinirtError | None = None, extra: tuple[NewEvent, ...] = (), *,
+                   normalised: bool = False) -> Any:
+    """Journal a tool outcome (with ``extra`` events first, in the same write); run the
+    ``after_outcome`` hooks; return the value or raise the recorded error."""
+    rt = ctx.runtime
+    ctx.append(*extra, new_event(rt.store, kind, call.step, payload, ctx.now_raw(),
+                                 normalised=normalised))
+    rt.faults.hit("after_result", step=call.step, tool=call.tool)
+    ctx.positioned(call.step, "tool", call.tool, False)
+    for hook in rt.hooks:
+        hook.after_outcome(ctx, call, kind, payload)
+    if error is not None:
+        raise error
+    return payload["value"]
+
+
+def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
+    """An intent without an answer: ask the reconciliation policy; record what it found, resend
+    with the same key (a new attempt) if it says so, else raise UnresolvedIntent."""
+    rt = ctx.runtime
+    res = rt.reconcile(ctx, tool, call)
+    if ctx.uncertain and res.kind in (Kind.RESULT, Kind.REDISPATCH):
+        rt.mark_resolved(ctx, {"effect_key": call.effect_key})
+        ctx.uncertain = False
+    note = new_event(rt.store, KIND.RECONCILED, call.step,
+                     {"effect_key": call.effect_key, "resolution": str(res.kind),
+                      "reason": res.reason, "why": why}, ctx.now_raw())
+    if res.kind == Kind.RESULT:
+        return record_outcome(ctx, call, KIND.TOOL_RESULT,
+                              {"effect_key": call.effect_key, "value": normalise(res.value)},
+                              extra=(note,))
+    if res.kind == Kind.REDISPATCH:
+        attempt = call.attempt + 1
+        if attempt > rt.max_attempts:
+            raise UnresolvedIntent(run_id=ctx.run_id, step=call.step, tool=call.tool,
+                                   effect_key=call.effect_key,
+                                   reason=f"gave up after {rt.max_attempts} attempts")
+        resend = resend_of(ctx, call, attempt)
+        for hook in rt.hooks:
+            hook.before_redispatch(ctx, tool, resend)
+        ctx.append(note, new_event(rt.store, KIND.ATTEMPT, call.step,
+                                   {"effect_key": call.effect_key, "attempt": attempt},
+                                   ctx.now_raw()))
+        return rt.policy.deliver(ctx, tool, resend)
+    raise UnresolvedIntent(run_id=ctx.run_id, step=call.step, tool=call.tool,
+                           effect_key=call.effect_key, reason=res.reason or why)
+
+
+# -- replay ----------------------------------------------------------------------------------------
+
+def recorded_call(ctx: Context, pos: Position, tool: Tool) -> ToolCall:
+    """The call recorded by the intent at ``pos``, as this incarnation would send it now (its
+    attempt number counts the recorded resends)."""
+    assert pos.opening is not None
+    rec = ctx.journal.payload(pos.opening)
+    return new_call(ctx, pos.step, tool.name, rec["args"], rec["effect_key"],
+                    attempt=1 + sum(1 for e in pos.extra if e.kind == KIND.ATTEMPT))
+
+
+def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> Any:
+    """Step 7: a recorded position. The same tool and arguments, or NonDeterminism; a recorded
+    refusal is raised again; an intent without an outcome is reconciled; an outcome returns."""
+    opening = pos.opening
+    rec = ctx.journal.payload(opening) if opening else {}
+    if (opening is None or opening.kind not in (KIND.INTENT, KIND.TOOL_REJECTED)
+            or rec.get("tool") != tool.name or rec.get("args_digest") != raw_digest):
+        raise ctx.diverged(p, opening, f"tool {tool.name!r} with args digest {raw_digest[:19]}")
+    if opening.kind == KIND.TOOL_REJECTED:
+        raise from_record(rec["error"])
+    call = recorded_call(ctx, pos, tool)
+    if pos.outcome is None:
+        return ctx.runtime.policy.reconcile(ctx, tool, call, "recorded intent without an outcome")
+    out = ctx.journal.payload(pos.outcome)
+    ctx.positioned(p, "tool", tool.name, True)
+    for hook in ctx.runtime.hooks:
+        hook.after_outcome(ctx, call, pos.outcome.kind, out)
+    if pos.outcome.kind == KIND.TOOL_ERROR:
+        raise from_record(out["error"])
+    return out["value"]
+
+
+# -- the strategy object ---------------------------------------------------------------------------
+
+class DispatchPolicy:
+    """How a run journals its events and settles its tool calls: minirt's design by default.
+
+    ``Runtime(policy=MyPolicy())``. Override any of the four methods; per-run state goes in
+    ``ctx.state_for(self, factory)`` (a fresh context per execution, so a crash loses it, as it
+    would lose a real process's memory). The course's deliberately broken designs
+    (:mod:`minirt.scenarios.design_payment`, :mod:`minirt.scenarios.m10_trace`) are subclasses.
+    """
+
+    def append(self, ctx: Context, events: tuple[NewEvent, ...],
+               kv: dict[str, str | None] | None) -> list[Event]:
+        """Write ``events`` (and ``kv``) to the journal; the default writes them at once."""
+        return ctx.write_journal(events, kv)
+
+    def before_position(self, ctx: Context, step: int) -> None:
+        """Before position ``step`` is claimed (before the checkpoint hooks)."""
+
+    def deliver(self, ctx: Context, tool: Tool, call: ToolCall) -> Any:
+        """Send a journaled call and settle its answer (:func:`deliver`)."""
+        return deliver(ctx, tool, call)
+
+    def reconcile(self, ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
+        """Settle an intent without an answer (:func:`reconcile`)."""
+        return reconcile(ctx, tool, call, why)
+
+
+DEFAULT_POLICY = DispatchPolicy()

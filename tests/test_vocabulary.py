@@ -1,0 +1,61 @@
+"""The vocabulary is closed: event kinds, fault points and resolution kinds are enums whose
+values are the strings on disk, and nothing outside them is written or accepted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import minirt.scenarios
+from minirt.faults import boundaries, discover_scenarios
+from minirt.journal import OPENING_KINDS, OUTCOME_KINDS, SELF_CLOSING_KINDS
+from minirt.kinds import EventKind
+from minirt.resolution import Kind, Resolution, ResolutionInvalid
+from minirt.store.sqlite import SQLiteStore
+
+SCENARIOS = [ref for ref in discover_scenarios(minirt.scenarios)
+             if "pg_chaos" not in ref and "http" not in ref]
+
+
+def test_the_replay_rules_speak_the_event_vocabulary():
+    assert set(OPENING_KINDS) | set(OUTCOME_KINDS) | set(SELF_CLOSING_KINDS) <= set(EventKind)
+
+
+@pytest.mark.parametrize("ref", SCENARIOS)
+def test_every_event_a_scenario_journals_is_an_event_kind(ref, tmp_path: Path):
+    boundaries(ref, workdir=tmp_path)
+    store = SQLiteStore(tmp_path / "runs.sqlite")
+    try:
+        kinds = {e.kind for rec in store.list_runs() for e in store.read(rec.run.run_id)}
+        notes = [json.loads(e.payload_json).get("resolution") for rec in store.list_runs()
+                 for e in store.read(rec.run.run_id) if e.kind == EventKind.RECONCILED]
+    finally:
+        store.close()
+    assert kinds and kinds <= set(EventKind), sorted(kinds - set(EventKind))
+    assert set(notes) <= set(Kind)
+
+
+def test_a_resolution_kind_is_an_enum_built_from_its_string():
+    assert Resolution("result", 1).kind is Kind.RESULT
+    assert Resolution(Kind.NOT_FOUND).kind == "not_found"  # the string on disk
+    with pytest.raises(ResolutionInvalid) as err:
+        Resolution("redispach")
+    assert "redispach" in str(err.value)
+
+
+def test_minirt_cancel_is_the_module_on_a_fresh_import_and_after_importing_it():
+    import subprocess
+    import sys
+
+    code = ("import types, minirt\n"
+            "from minirt import cancel\n"
+            "a = isinstance(cancel, types.ModuleType)\n"
+            "import minirt.cancel\n"
+            "from minirt import cancel as again, cancel_run\n"
+            "print(a, isinstance(again, types.ModuleType), again is minirt.cancel,\n"
+            "      cancel_run is minirt.cancel.cancel)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "True", "True", "True"]
