@@ -283,3 +283,36 @@ def test_an_unreachable_provider_is_model_unavailable() -> None:
     m = adapter("openai", url, [])  # the server is gone: connection refused
     with pytest.raises(ModelUnavailable):
         m.complete({"messages": [{"role": "user", "content": "hi"}]}, index=0)
+
+
+@pytest.mark.parametrize("point", [None, "after_decision_record"])
+def test_budget_settles_the_tokens_the_sdk_reported(tmp_path: Path, point: str | None) -> None:
+    """Module 09's BudgetHook reserves max_tokens per decision and settles the decision's
+    reported usage; a decision replayed after a crash is not charged again."""
+    from minirt.budget import Accounts, BudgetHook
+
+    with serving(answer_or_refund) as server:
+        w = World(tmp_path, "anthropic", server)
+
+        def runtime(faults: Any = None) -> Runtime:
+            w.n += 1
+            return Runtime(SQLiteStore(w.path), tools=[w.refund],
+                           workflows={"support": support_agent(w.model)}, model=w.model,
+                           clock=w.clock, faults=faults, worker_id=f"w{w.n}",
+                           hooks=[BudgetHook({"tokens": 10_000},
+                                             tokens_per_decision=w.model.max_tokens)])
+
+        w.runtime = runtime  # type: ignore[method-assign]
+        if point is not None:
+            with pytest.raises(SimulatedCrash):
+                w.run(FaultPlan(crash_at=point))
+        assert w.run().state.value == "succeeded"
+        assert server.count == 2
+    store = SQLiteStore(w.path)
+    try:
+        acc = Accounts(store).account(RUN)
+    finally:
+        store.close()
+    assert acc is not None
+    assert acc.used.get("tokens") == 2 * (USAGE_IN + USAGE_OUT)
+    assert acc.held.get("tokens", 0) == 0
