@@ -195,7 +195,11 @@ def input_model_of(tool: Any) -> type[BaseModel]:
 
 
 def json_schema(tool: Any) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of the tool's arguments, with the gate's extra rules."""
+    """The JSON Schema (draft 2020-12) of the tool's arguments, with the gate's extra rules. A
+    tool whose gate IS a JSON Schema (``input_schema``: an MCP tool) exports that schema."""
+    given = getattr(tool, "input_schema", None)
+    if isinstance(given, dict):
+        return copy.deepcopy(given)
     schema = copy.deepcopy(input_model_of(tool).model_json_schema())
     _tighten(schema)
     return schema
