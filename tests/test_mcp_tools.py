@@ -95,7 +95,7 @@ class Harness:
     def run(self, faults: Any = None) -> Any:
         """One worker process's life: its own MCP connection (a crash loses it)."""
         self.n += 1
-        with open_session(self.ledger) as s:
+        with self.open() as s:
             rt = Runtime(SQLiteStore(self.path), tools=mcp_tools(s, EFFECTS, key_params=KEYS),
                          workflows={"agent": agent}, clock=self.clock, faults=faults,
                          worker_id=f"w{self.n}")
@@ -104,6 +104,9 @@ class Harness:
             finally:
                 rt.close()
                 self.clock.advance(3600)
+
+    def open(self) -> MCPSession:
+        return open_session(self.ledger)
 
     def kinds(self) -> list[str]:
         store = SQLiteStore(self.path)
@@ -141,3 +144,48 @@ def test_crash_between_the_call_and_the_result(tmp_path: Path, point: str,
     ex, effects = counts(h.ledger)
     assert effects == 1, f"{point}: {effects} refunds"
     assert ex == executions, f"{point}: {ex} executions"
+
+
+# -- the same over streamable HTTP on 127.0.0.1 ---------------------------------------------------
+
+@pytest.fixture
+def http_server(tmp_path: Path):
+    import socket
+    import subprocess
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ledger = tmp_path / "ledger.sqlite"
+    proc = subprocess.Popen([sys.executable, str(SERVER), str(ledger), "--http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):  # readiness: until the port accepts (bounded), not a fixed sleep
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("the MCP HTTP server exited")
+                import time
+
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp", ledger
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.mark.parametrize("point,executions", [("after_intent", 1),
+                                              ("after_provider_commit", 2)])
+def test_over_streamable_http_a_crash_refunds_once(tmp_path: Path, http_server: Any,
+                                                   point: str, executions: int) -> None:
+    url, ledger = http_server
+    h = Harness(tmp_path)
+    h.ledger = ledger
+    h.open = lambda: MCPSession(url)  # type: ignore[attr-defined]
+    with pytest.raises(SimulatedCrash):
+        h.run(FaultPlan(crash_at=point))
+    out = h.run()
+    assert out.state.value == "succeeded", out.error
+    assert counts(ledger) == (executions, 1)

@@ -1,6 +1,7 @@
 """A tiny real MCP server (mcp SDK's MCPServer) over stdio, with a ledger file of its own.
 
-``python tests/fakes/mcp_server.py LEDGER.sqlite`` serves ``refund(order_id, amount_cents,
+``python tests/fakes/mcp_server.py LEDGER.sqlite [--http PORT]`` (stdio, or streamable HTTP on
+127.0.0.1:PORT/mcp) serves ``refund(order_id, amount_cents,
 idempotency_key)`` (deduplicated by key) and ``send_note(to, text)`` (no key: every call is an
 effect). Every call is counted in the ledger, so a test can tell executions from effects after a
 crash.
@@ -44,4 +45,8 @@ def send_note(to: str, text: str) -> dict:
 
 
 if __name__ == "__main__":
-    server.run()
+    if "--http" in sys.argv:  # streamable HTTP on 127.0.0.1:PORT/mcp
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run()
