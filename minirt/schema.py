@@ -147,11 +147,14 @@ class TypedTool(FunctionTool):
         self.description = description if description is not None else (
             inspect.getdoc(fn) or "")
         self.input_model = input_model_from(fn, name=self.name, injected=self.injected_params)
+        self._gate = None if self.input_model is None else ToolContract(
+            self.name, input_model=self.input_model, handler=_never)
 
     def prepare(self, args: Any, scopes: frozenset[str]) -> dict[str, Any]:
-        if self.input_model is None:
+        if self._gate is None:
             return super().prepare(args, scopes)
-        return validate_arguments(self.name, self.input_model, args)
+        self._gate.check_schema(args)  # the contract's schema gate: strict, named refusals
+        return dict(args)
 
     def __repr__(self) -> str:
         return f"TypedTool({self.name!r}, effect={self.effect.value!r})"
