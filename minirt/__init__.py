@@ -14,6 +14,9 @@ guarantees and what it does not):
 - :mod:`minirt.tools` — EffectClass, ToolCall, FunctionTool, OutcomeUnknown
 - :mod:`minirt.schema` — ``@tool`` typed from hints (TypedTool), tool schemas in the OpenAI,
   Anthropic and MCP shapes
+- :mod:`minirt.models` — adapters for the ``openai`` and ``anthropic`` SDKs (``[agents]`` extra):
+  a decision is the SDK's response, journaled; ``run_tool_calls``
+- :mod:`minirt.mcp_tools` — an MCP server's tools as minirt tools (``[agents]`` extra)
 - :mod:`minirt.idempotency` — effect keys bound to the payload, ReconcileByLookup, KeyRegistry,
   Delivery for tools without keys
 - :mod:`minirt.effects` — the local commit boundary (outbox), receipts, Saga with conditional,

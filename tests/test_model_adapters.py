@@ -316,3 +316,21 @@ def test_budget_settles_the_tokens_the_sdk_reported(tmp_path: Path, point: str |
     assert acc is not None
     assert acc.used.get("tokens") == 2 * (USAGE_IN + USAGE_OUT)
     assert acc.held.get("tokens", 0) == 0
+
+
+def test_the_docstring_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import textwrap
+
+    import minirt.models as mm
+
+    doc = mm.__doc__ or ""
+    code = textwrap.dedent(doc.split("An agent over the SDK", 1)[1].split("::\n", 1)[1]
+                           .split("\nInvariant:", 1)[0])
+    monkeypatch.chdir(tmp_path)
+    with serving(answer_or_refund) as server:
+        ns: dict[str, Any] = {"URL": server.base_url, "KEY": "dummy-key"}
+        exec(compile(code, "minirt.models docstring", "exec"), ns)  # noqa: S102
+        out = ns["rt"].run_workflow("agent", "refund order o1", run_id="doc-1")
+        ns["rt"].close()
+        assert out.state.value == "succeeded" and out.result() == REFUND_THEN_DONE[1]["text"]
+        assert server.count == 2

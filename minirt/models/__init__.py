@@ -12,6 +12,31 @@ a **decision**, JSON data in one shape for every provider::
      "usage": {"input_tokens": 12, "output_tokens": 5, "total_tokens": 17},
      "message": {...the assistant message to append, in the provider's own shape...}}
 
+An agent over the SDK (``pip install -e '.[agents]'``; tested against a fake server)::
+
+    import openai
+    from minirt import EffectClass, Runtime, SQLiteStore, tool
+    from minirt.models import run_tool_calls
+    from minirt.models.openai_adapter import OpenAIChatModel
+
+    @tool(EffectClass.KEYED)                 # typed from the hints: "3000" is refused by name
+    def refund(order_id: str, amount_cents: int, call=None):
+        "Refund an order, in cents."
+        return {"refund_id": "re_" + call.effect_key[-8:]}
+
+    model = OpenAIChatModel(openai.OpenAI(base_url=URL, api_key=KEY), "gpt-4.1-mini",
+                            tools=[refund])
+
+    def agent(ctx, ask):
+        messages = [{"role": "user", "content": ask}]
+        while (d := ctx.decide({"messages": messages}))["tool_calls"]:   # journaled
+            outcomes = run_tool_calls(ctx, d)                            # intents first
+            messages += [d["message"], *model.tool_messages(outcomes)]
+        return d["text"]
+
+    rt = Runtime(SQLiteStore("runs.sqlite"), tools=[refund], workflows={"agent": agent},
+                 model=model)
+
 Invariant: a decision is journaled by ``ctx.decide`` and never re-asked on replay (the SDK is not
 called again: its request count is the proof the tests use). The model's tool-call ids are data
 inside the decision, kept beside minirt's effect keys (:class:`ToolCallOutcome`), never used as
