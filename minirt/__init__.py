@@ -11,7 +11,12 @@ guarantees and what it does not):
 - :mod:`minirt.journal` — replay rules, NonDeterminism, UnresolvedIntent
 - :mod:`minirt.runtime` — Runtime, Context (step, decide, call_tool, wait_for), RunOutcome,
   ScriptedModel, RuntimeHook
-- :mod:`minirt.tools` — EffectClass, ToolCall, FunctionTool, ``@tool``, OutcomeUnknown
+- :mod:`minirt.tools` — EffectClass, ToolCall, FunctionTool, OutcomeUnknown
+- :mod:`minirt.schema` — ``@tool`` typed from hints (TypedTool), tool schemas in the OpenAI,
+  Anthropic and MCP shapes
+- :mod:`minirt.models` — adapters for the ``openai`` and ``anthropic`` SDKs (``[agents]`` extra):
+  a decision is the SDK's response, journaled; ``run_tool_calls``
+- :mod:`minirt.mcp_tools` — an MCP server's tools as minirt tools (``[agents]`` extra)
 - :mod:`minirt.idempotency` — effect keys bound to the payload, ReconcileByLookup, KeyRegistry,
   Delivery for tools without keys
 - :mod:`minirt.effects` — the local commit boundary (outbox), receipts, Saga with conditional,
@@ -58,7 +63,7 @@ from .run import (
 )
 from .runtime import Context, RunOutcome, Runtime, ScriptedModel
 from .store import JournalCorrupted, SQLiteStore, open_store
-from .tools import EffectClass, FunctionTool, OutcomeUnknown, ToolCall, tool
+from .tools import EffectClass, FunctionTool, OutcomeUnknown, ToolCall
 
 # minirt logs nothing unless the application configures logging; never to stderr by default.
 logging.getLogger("minirt").addHandler(logging.NullHandler())
@@ -83,6 +88,9 @@ _LAZY = {
     **dict.fromkeys(["Runtime", "RuntimeHook"], "runtime"),
     **dict.fromkeys(["Resolution"], "resolution"),
     **dict.fromkeys(["DispatchPolicy"], "dispatch"),
+    # issue 21: @tool typed from hints, and tool schemas in the SDKs' shapes
+    **dict.fromkeys(["tool", "TypedTool", "json_schema", "tool_schemas", "SchemaUnavailable"],
+                    "schema"),
 }
 #: Submodules whose name is also a function of theirs: ``minirt.cancel`` is always the module
 #: (on a fresh import and after ``import minirt.cancel`` alike); the function is ``cancel_run``.
@@ -107,6 +115,6 @@ __all__ = [
     "Incarnation", "JournalCorrupted", "MinirtError", "NonDeterminism", "OutcomeUnknown", "Run",
     "RunEvent", "RunIsTerminal", "RunOutcome", "RunState", "Runtime", "SQLiteStore",
     "ScriptedModel", "SimulatedCrash", "StaleIncarnation", "SystemClock", "ToolCall", "ToolError",
-    "UnresolvedIntent", "apply", "canonical_json", "digest", "effect_key", "open_store", "tool",
+    "UnresolvedIntent", "apply", "canonical_json", "digest", "effect_key", "open_store",
     *sorted(_LAZY),
 ]
