@@ -329,6 +329,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
         recs = store.list_runs([args.state] if args.state else None)
     finally:
         store.close()
+    if getattr(args, "json", False):  # the epoch, for programs
+        for r in recs:
+            print(json.dumps({"run_id": r.run.run_id, "workflow": r.workflow,
+                              "state": r.run.state.value, "revision": r.run.revision,
+                              "incarnation": r.run.incarnation, "worker_id": r.run.worker_id,
+                              "lease_expires_at": r.run.lease_expires_at,
+                              "created_at": r.created_at}, sort_keys=True))
+        return 0
     print(table(["run_id", "workflow", "state", "rev", "inc", "worker", "lease_expires_at"],
                 [(r.run.run_id, r.workflow, r.run.state.value, r.run.revision, r.run.incarnation,
                   r.run.worker_id, _t(r.run.lease_expires_at)) for r in recs]))
@@ -344,19 +352,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     finally:
         store.close()
     run = rec.run
+    if getattr(args, "json", False):  # the epoch, for programs
+        print(json.dumps({"run_id": run.run_id, "workflow": rec.workflow,
+                          "state": run.state.value, "revision": run.revision,
+                          "incarnation": run.incarnation, "worker_id": run.worker_id,
+                          "lease_expires_at": run.lease_expires_at, "detail": run.detail,
+                          "input": json.loads(rec.input_json),
+                          "events": [{"seq": e.seq, "kind": e.kind, "step": e.step,
+                                      "incarnation": e.incarnation, "at": e.at,
+                                      "payload": json.loads(e.payload_json),
+                                      "digest": e.digest} for e in events]}, sort_keys=True))
+        return 0
     print(f"run {run.run_id}  workflow={rec.workflow}  state={run.state.value}  "
           f"revision={run.revision}  incarnation={run.incarnation}  worker={run.worker_id}  "
           f"lease_expires_at={_t(run.lease_expires_at)}")
     print(f"input {rec.input_json}")
     print(table(["seq", "kind", "step", "inc", "at", "payload", "digest"],
-                [(e.seq, e.kind, "" if e.step is None else e.step, e.incarnation, _t(e.at),
+                [(e.seq, e.kind, "" if e.step is None else e.step, e.incarnation, _local(e.at),
                   _short(e.payload_json, 60), e.digest[7:19]) for e in events]))
     print(f"{len(events)} event(s), hash chain verified")
     return 0
 
 
 def _t(at: float | None) -> str:
-    return "" if at is None else f"{at:.3f}"
+    """A time for people: local zone and how far from now (``--json`` keeps the epoch)."""
+    from .humantime import when
+
+    return when(at)
+
+
+def _local(at: float) -> str:
+    from .humantime import local
+
+    return local(at)
 
 
 def _short(text: str, n: int) -> str:
@@ -390,11 +418,13 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("runs", help="list runs")
     r.add_argument("--store", required=True)
     r.add_argument("--state", default=None, choices=[s.value for s in RunState])
+    r.add_argument("--json", action="store_true", help="one JSON object per run (epoch times)")
     r.set_defaults(fn=cmd_runs)
 
     sh = sub.add_parser("show", help="a run and its journal")
     sh.add_argument("--store", required=True)
     sh.add_argument("run_id")
+    sh.add_argument("--json", action="store_true", help="the run and its journal as JSON")
     sh.set_defaults(fn=cmd_show)
     return p
 
