@@ -523,7 +523,16 @@ class Runtime:
             events=[self.transition_event("claim", now)])
         return self._execute(run_id, rec.workflow, rec.input_json, run.incarnation)
 
-    resume = run
+    def resume(self, run_id: str, *, wait: bool = False, timeout: float | None = None
+               ) -> RunOutcome:
+        """:meth:`run` after a crash. Right after one, the dead worker's lease still holds the
+        run for up to ``lease_for`` seconds (:class:`~minirt.run.LeaseHeld`); ``wait=True``
+        sleeps until it lapses, then claims (:mod:`minirt.lease_wait`; never breaks a lease)."""
+        if not wait:
+            return self.run(run_id)
+        from .lease_wait import resume_waiting
+
+        return resume_waiting(self, run_id, timeout=timeout)
 
     def run_workflow(self, workflow: str, input: Any = None, *, run_id: str | None = None
                      ) -> RunOutcome:
