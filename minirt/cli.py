@@ -5,8 +5,9 @@
     minirt worker --store URL --app module:attr [--concurrency N] [--lease-for S] [--max-runs N]
                   [--idle-exit] [--worker-id ID] [--poll S] [--verbose]
     minirt submit --store URL --app module:attr WORKFLOW INPUT_JSON [--run-id ID]
-    minirt runs   --store URL [--state S]
-    minirt show   --store URL RUN_ID
+    minirt runs   --store URL [--state S] [--json]
+    minirt show   --store URL RUN_ID [--json]
+    minirt approve|deny|revoke|signal|cancel|resolve|resume ...   (minirt.cli_operator)
 
 ``--app module:attr`` names a function ``attr(store) -> Runtime`` that returns a Runtime
 configured with the application's tools and workflows on the store it is given. The worker sets
@@ -92,7 +93,9 @@ def build_runtime(app: Callable[[Store], Runtime], store: Store) -> Runtime:
     if not isinstance(rt, Runtime):
         raise CliInputInvalid(argument="--app",
                               reason=f"the factory returned {type(rt).__name__}, not a Runtime")
-    return rt
+    from .operator import attach  # honour operators' resolutions of UNCERTAIN effects
+
+    return attach(rt)
 
 
 # -- worker -------------------------------------------------------------------------------------
@@ -426,6 +429,10 @@ def parser() -> argparse.ArgumentParser:
     sh.add_argument("run_id")
     sh.add_argument("--json", action="store_true", help="the run and its journal as JSON")
     sh.set_defaults(fn=cmd_show)
+
+    from .cli_operator import register  # approve, deny, revoke, signal, cancel, resolve, resume
+
+    register(sub)
     return p
 
 

@@ -50,3 +50,5 @@ class EventKind(StrEnum):
     CANCEL_RECONCILED = "cancel_reconciled"
     # budgets (minirt.budget)
     BUDGET = "budget"
+    # operators' actions, with who and why (minirt.operator)
+    OPERATOR = "operator"
