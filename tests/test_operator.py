@@ -63,15 +63,25 @@ def app(store, **kw):
 
 INPUT = {"order": "A-42", "customer": "cus_ada"}
 
+pytest_plugins = ["pg_fixture"]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request, tmp_path):
+    """Every action against both stores (PostgreSQL: `pytest -m postgres`)."""
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_url")
+    return str(tmp_path / "runs.sqlite")
+
 
 @pytest.fixture
-def world(tmp_path, monkeypatch):
+def world(tmp_path, monkeypatch, store_url):
     mod = f"opsapp_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{mod}.py").write_text(textwrap.dedent(APP))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("OPSAPP_LEASE_FOR", "1.5")
     module = __import__(mod)
-    yield tmp_path, module, f"{mod}:app", str(tmp_path / "runs.sqlite")
+    yield tmp_path, module, f"{mod}:app", store_url
     sys.modules.pop(mod, None)
 
 
@@ -217,7 +227,7 @@ def app(store):
 
 
 @pytest.fixture
-def approval_world(tmp_path, monkeypatch):
+def approval_world(tmp_path, monkeypatch, store_url):
     from minirt.scenarios.m06_approval import M06Approval
 
     mod = f"approvalapp_{tmp_path.name.replace('-', '_')}"
@@ -225,8 +235,7 @@ def approval_world(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     module = __import__(mod)
     M06Approval("waiting").setup(tmp_path)
-    db = str(tmp_path / "runs.sqlite")
-    yield tmp_path, module, f"{mod}:app", db
+    yield tmp_path, module, f"{mod}:app", store_url
     sys.modules.pop(mod, None)
 
 
