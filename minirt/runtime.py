@@ -383,9 +383,28 @@ class Context:
 
     # -- waits --------------------------------------------------------------------------------
 
-    def wait_for(self, name: str) -> Any:
+    def sleep(self, seconds: float) -> None:
+        """Sleep durably (:mod:`minirt.timers`): the run leaves the worker and a due-timer
+        query brings it back; the wake time is journaled once, never recomputed on replay."""
+        from .timers import sleep
+
+        sleep(self, seconds)
+
+    def sleep_until(self, at: float) -> None:
+        """Sleep durably until the absolute time ``at`` (the runtime's clock)."""
+        from .timers import sleep_until
+
+        sleep_until(self, at)
+
+    def wait_for(self, name: str, *, timeout: float | None = None) -> Any:
         """Wait durably for the signal ``name``; return its payload. The run leaves the worker
-        (state WAITING) until :meth:`Runtime.signal` delivers it; nothing holds a lease meanwhile."""
+        (state WAITING) until :meth:`Runtime.signal` delivers it; nothing holds a lease meanwhile.
+        With ``timeout`` (seconds), a durable timer ends the wait first with
+        :class:`~minirt.timers.WaitTimedOut` (:mod:`minirt.timers`)."""
+        if timeout is not None:
+            from .timers import wait_for
+
+            return wait_for(self, name, timeout)
         rt = self.runtime
         p, pos = self.claim_position()
         if pos is not None:
@@ -544,7 +563,10 @@ class Runtime:
         left or ``max_runs`` were executed."""
         done: list[RunOutcome] = []
         names = list(workflows) if workflows is not None else list(self.workflows)
+        from .timers import fire_due
+
         while max_runs is None or len(done) < max_runs:
+            fire_due(self)  # the due-timer query: a run whose timer is due is PENDING again
             now = self.clock.now()
             rec = self.store.claim_next(self.worker_id, now, self.lease_for, names,
                                         events=[self.transition_event("claim", now)])
