@@ -125,3 +125,31 @@ def test_a_due_time_already_past_does_not_leave_the_worker_and_bad_times_are_nam
 
         _seconds("x", float("nan"))
     rt.close()
+
+
+@pytest.mark.slow
+def test_with_real_time_a_timer_never_fires_early_and_a_worker_brings_the_run_back(tmp_path):
+    import threading
+
+    url = str(tmp_path / "runs.sqlite")
+    rt = Runtime(open_store(url), workflows=WORKFLOWS)  # the system clock
+    rt.start("napper", {"seconds": 0.5}, run_id="real")
+    assert rt.run("real").state is RunState.WAITING
+    done = threading.Event()
+
+    def worker():  # like `minirt worker`: claim, or poll when idle
+        w = Runtime(open_store(url), workflows=WORKFLOWS, worker_id="w-real")
+        while not done.is_set():
+            if w.work(max_runs=1):
+                done.set()
+            done.wait(0.02)
+        w.close()
+
+    t = threading.Thread(target=worker, daemon=True)
+    t.start()
+    assert done.wait(30), "the due-timer query never brought the run back"
+    t.join(5)
+    out = rt.outcome("real").result()
+    until = next(e.payload["until"] for e in rt.store.read("real") if e.kind == "wait")
+    assert out["woke_at"] >= until and until - out["slept_from"] >= 0.5
+    rt.close()
