@@ -34,6 +34,9 @@ guarantees and what it does not):
   each journaled with who and why; ``minirt.cli_operator`` is their command line
 - :mod:`minirt.lease_wait` — ``rt.resume(run_id, wait=True)``: wait out a dead worker's lease
 - :mod:`minirt.humantime` — times for people (local zone, "in 27 s")
+- :mod:`minirt.timers` — durable time: ``ctx.sleep``, ``sleep_until``, ``wait_for(timeout=)``,
+  the due-timer query ``fire_due``
+- :mod:`minirt.approval_deadline` — an approval or a deadline, with a declared expiry policy
 
 The names below are importable from ``minirt`` directly; those of the later modules are loaded on
 first use, so ``import minirt`` stays light. Importing minirt never imports course tooling
