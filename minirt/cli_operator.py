@@ -1,4 +1,4 @@
-"""``minirt approve|deny|revoke|signal|cancel|resolve|resume``: operator actions from a shell.
+"""``minirt approve|deny|revoke|signal|cancel|resolve|resume|pending``: operators' commands.
 
 ::
 
@@ -11,6 +11,7 @@
     minirt resolve --store URL RUN_ID (--happened RESULT_JSON | --did-not-happen) --reason WHY
                    [--by WHO] [--effect-key K] [--evidence JSON] [--app M:A --run]
     minirt resume  --store URL --app M:A RUN_ID [--wait] [--timeout S]
+    minirt pending --store URL [RUN_ID] [--json]
 
 Each action is :class:`minirt.operator.Operator`'s, journaled as an ``operator`` event with
 ``--by`` (default: the login name of the shell's user) and ``--reason`` (required). ``--run``
@@ -151,6 +152,67 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return 0
 
 
+def pending(store: Any, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
+    """What awaits an operator in each unfinished run: its wait (and timer), its undecided
+    approval requests (the exact effect under review) and its unresolved effects."""
+    from .approvals import K_REQUEST
+    from .operator import unresolved
+    from .run import RunState
+    from .timers import K_TIMER
+
+    recs = ([store.get_run(r) for r in run_ids] if run_ids else
+            [r for r in store.list_runs() if not r.run.is_terminal])
+    out = []
+    for rec in recs:
+        run, kv = rec.run, store.kv_items(rec.run.run_id)
+        item: dict[str, Any] = {"run_id": run.run_id, "workflow": rec.workflow,
+                                "state": run.state.value}
+        if run.state is RunState.WAITING:
+            name = str(run.detail.get("waiting_for", ""))
+            item["waiting_for"] = name
+            if K_TIMER + name in kv:
+                item["due_at"] = json.loads(kv[K_TIMER + name])
+        item["approvals"] = [
+            {"request_id": k[len(K_REQUEST):], "tool": req["effect"]["tool"],
+             "args": req["effect"]["args"], "effect_digest": req["effect_digest"]}
+            for k, v in sorted(kv.items()) if k.startswith(K_REQUEST)
+            for req in [json.loads(v)] if f"signal:approval:{k[len(K_REQUEST):]}" not in kv]
+        item["unresolved"] = ([{"step": u.step, "tool": u.tool, "effect_key": u.effect_key,
+                                "args": u.args, "attempt": u.attempt}
+                               for u in unresolved(store, run.run_id)]
+                              if run.state is RunState.UNCERTAIN else [])
+        out.append(item)
+    return out
+
+
+def cmd_pending(args: argparse.Namespace) -> int:
+    store = open_store(args.store)
+    try:
+        items = pending(store, [args.run_id] if args.run_id else None)
+    finally:
+        store.close()
+    if args.json:
+        for item in items:
+            print(json.dumps(item, sort_keys=True, default=str))
+        return 0
+    for item in items:
+        line = f"{item['run_id']}  {item['workflow']}  {item['state']}"
+        if item.get("waiting_for"):
+            line += f"  waiting for {item['waiting_for']}"
+        if "due_at" in item:
+            line += f" (timer due {when(item['due_at'])})"
+        print(line)
+        for a in item["approvals"]:
+            print(f"    approval {a['request_id']}: {a['tool']} "
+                  f"{json.dumps(a['args'], sort_keys=True)}  effect {a['effect_digest']}")
+        for u in item["unresolved"]:
+            print(f"    uncertain step {u['step']}: {u['tool']} "
+                  f"{json.dumps(u['args'], sort_keys=True)}  key {u['effect_key']} "
+                  f"(attempt {u['attempt']})")
+    print(f"{len(items)} run(s) not finished")
+    return 0
+
+
 def _common(p: argparse.ArgumentParser, *, app_required: bool = False,
             who: bool = True, run: bool = True) -> None:
     p.add_argument("--store", required=True, help="postgresql://... or a SQLite path")
@@ -208,6 +270,12 @@ def register(sub: Any) -> None:
     v.add_argument("--effect-key", default=None, help="which effect (if several are open)")
     v.add_argument("--evidence", default=None, help="JSON object journaled with it")
     v.set_defaults(fn=cmd_resolve)
+
+    q = sub.add_parser("pending", help="what awaits an operator: approvals, UNCERTAIN effects")
+    q.add_argument("--store", required=True)
+    q.add_argument("--json", action="store_true", help="one JSON object per run (epoch times)")
+    q.add_argument("run_id", nargs="?", default=None)
+    q.set_defaults(fn=cmd_pending)
 
     m = sub.add_parser("resume", help="execute a run now (after a crash: --wait)")
     _common(m, app_required=True, who=False, run=False)

@@ -117,6 +117,12 @@ def test_a_w3_crash_is_resolved_from_the_cli_with_exactly_one_charge(world, caps
     code, out, err = cli(capsys, "resume", "--store", db, "--app", ref, "r1", "--wait")
     assert code == 0 and err == "" and "state=uncertain" in out  # no key, no lookup: UNCERTAIN
     assert len(charges(tmp_path)) == 1  # and nothing was sent again
+    code, out, _ = cli(capsys, "pending", "--store", db, "--json")
+    (item,) = [json.loads(line) for line in out.splitlines()]
+    (u,) = item["unresolved"]
+    assert item["state"] == "uncertain" and (u["step"], u["tool"], u["attempt"]) == (1, "charge", 1)
+    code, out, _ = cli(capsys, "pending", "--store", db)
+    assert "uncertain step 1: charge" in out and u["effect_key"] in out
 
     # The operator finds the charge in the provider's dashboard and resolves with its record.
     (row,) = charges(tmp_path)
@@ -258,6 +264,11 @@ def test_approve_from_the_cli_finishes_the_refund_once(approval_world, capsys):
 
     tmp_path, module, ref, db = approval_world
     rt, req = waiting_refund(approval_world, "a1")
+    code, out, _ = cli(capsys, "pending", "--store", db, "a1", "--json")
+    (a,) = json.loads(out)["approvals"]
+    assert (a["request_id"], a["effect_digest"], a["tool"]) == (req.request_id,
+                                                                 req.effect_digest, "refund")
+    assert a["args"] == {"order_id": 42, "amount_cents": 3000}
     code, out, err = cli(capsys, "approve", "--store", db, "--app", ref, "a1", req.request_id,
                          "--by", "alice", "--reason", "photo shows the damage",
                          "--effect-digest", req.effect_digest, "--run", "--json")
