@@ -563,14 +563,16 @@ class Runtime:
         left or ``max_runs`` were executed."""
         done: list[RunOutcome] = []
         names = list(workflows) if workflows is not None else list(self.workflows)
-        from .timers import fire_due
+        from .timers import fire_due_throttled
 
         while max_runs is None or len(done) < max_runs:
-            fire_due(self)  # the due-timer query: a run whose timer is due is PENDING again
+            fire_due_throttled(self)  # the due-timer query: a due timer's run is PENDING again
             now = self.clock.now()
             rec = self.store.claim_next(self.worker_id, now, self.lease_for, names,
                                         events=[self.transition_event("claim", now)])
             if rec is None:
+                if fire_due_throttled(self, idle=True):
+                    continue
                 break
             done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,
                                       rec.run.incarnation))

@@ -5,7 +5,8 @@ journals its due time (``until``) and, in the same write, the run's kv ``timer:<
 run leaves the worker (WAITING, no lease held, like any wait). :func:`fire_due`, the due-timer
 query, finds WAITING runs whose timer is due by the runtime's clock and delivers the timer's
 signal through :meth:`~minirt.runtime.Runtime.signal`, which wakes the run (PENDING) for any
-worker; :meth:`Runtime.work` runs it before every claim. A sleep's signal is ``timer:<step>``; a
+worker; :meth:`Runtime.work` runs it (:func:`fire_due_throttled`) at most every
+:data:`FIRE_EVERY` seconds between claims, and always before it finds nothing to claim. A sleep's signal is ``timer:<step>``; a
 ``wait_for(name, timeout=...)``'s is ``name`` itself, so the real signal and the deadline race
 for the same first-wins slot: exactly one of them is the wait's outcome, decided durably.
 
@@ -22,6 +23,7 @@ costs one kv read per waiting run.
 from __future__ import annotations
 
 import json
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from .canonical import canonical_json, normalise
@@ -126,6 +128,23 @@ def due_at(rt: Runtime, run_id: str) -> float | None:
         return None
     raw = rt.store.kv_get(run_id, K_TIMER + str(name))
     return None if raw is None else float(json.loads(raw))
+
+
+#: How often (seconds of the runtime's clock) a busy :meth:`Runtime.work` loop runs the
+#: due-timer query between claims; an idle loop runs it before giving up, whatever the time.
+FIRE_EVERY = 0.1
+_last_fired: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+
+def fire_due_throttled(rt: Runtime, *, idle: bool = False) -> list[str]:
+    """:func:`fire_due` at most once per :data:`FIRE_EVERY` of ``rt``'s clock, or now if
+    ``idle`` (nothing else was claimable). What :meth:`Runtime.work` calls."""
+    now = rt.clock.now()
+    last = _last_fired.get(rt)
+    if not idle and last is not None and now - last < FIRE_EVERY:
+        return []
+    _last_fired[rt] = now
+    return fire_due(rt)
 
 
 def fire_due(rt: Runtime) -> list[str]:
