@@ -21,6 +21,7 @@ class EventKind(StrEnum):
     # the run (minirt.runtime)
     RUN_STARTED = "run_started"
     TRANSITION = "transition"
+    OPERATOR = "operator"  # an operator's action, with who and why (minirt.operator)
     # positions: openings (minirt.journal.OPENING_KINDS) and outcomes (OUTCOME_KINDS)
     STEP = "step"
     DECISION = "decision"
@@ -50,5 +51,3 @@ class EventKind(StrEnum):
     CANCEL_RECONCILED = "cancel_reconciled"
     # budgets (minirt.budget)
     BUDGET = "budget"
-    # operators' actions, with who and why (minirt.operator)
-    OPERATOR = "operator"
