@@ -5,9 +5,8 @@
     minirt worker --store URL --app module:attr [--concurrency N] [--lease-for S] [--max-runs N]
                   [--idle-exit] [--worker-id ID] [--poll S] [--verbose]
     minirt submit --store URL --app module:attr WORKFLOW INPUT_JSON [--run-id ID]
-    minirt runs   --store URL [--state S] [--json]
-    minirt show   --store URL RUN_ID [--json]
-    minirt approve|deny|revoke|signal|cancel|resolve|resume ...   (minirt.cli_operator)
+    minirt runs   --store URL [--state S]
+    minirt show   --store URL RUN_ID
 
 ``--app module:attr`` names a function ``attr(store) -> Runtime`` that returns a Runtime
 configured with the application's tools and workflows on the store it is given. The worker sets
@@ -22,6 +21,10 @@ run and goes on with the next. SIGTERM or SIGINT drains: each thread stops at th
 checkpoint, releases the run (it becomes pending, claimable at once by another worker) and the
 process exits 0; a second signal exits at once (the lease then lapses and another worker takes
 the run over). On exit the worker prints one line ``minirt-worker-summary {json}`` with its counts.
+
+``runs`` and ``show`` print times in the local zone; ``--json`` prints JSON with epoch seconds.
+The operators' commands (``approve``, ``deny``, ``revoke``, ``signal``, ``cancel``, ``resolve``,
+``resume``, ``pending``) are in :mod:`minirt.cli_operator`.
 
 Errors are named (:class:`~minirt.errors.MinirtError`): the command prints ``minirt: <message>``
 on stderr and exits 2. Nothing else is written to stderr.
@@ -397,6 +400,9 @@ def _short(text: str, n: int) -> str:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="minirt", description="Durable runs on a shared store.")
     sub = p.add_subparsers(dest="command", required=True)
+    from .cli_operator import register  # approve, deny, revoke, signal, cancel, resolve, ...
+
+    register(sub)
 
     w = sub.add_parser("worker", help="claim and execute runs until stopped")
     w.add_argument("--store", required=True, help="postgresql://... or a SQLite path")
@@ -429,10 +435,6 @@ def parser() -> argparse.ArgumentParser:
     sh.add_argument("run_id")
     sh.add_argument("--json", action="store_true", help="the run and its journal as JSON")
     sh.set_defaults(fn=cmd_show)
-
-    from .cli_operator import register  # approve, deny, revoke, signal, cancel, resolve, resume
-
-    register(sub)
     return p
 
 
