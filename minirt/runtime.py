@@ -388,13 +388,21 @@ class Context:
         query brings it back; the wake time is journaled once, never recomputed on replay."""
         from .timers import sleep
 
-        sleep(self, seconds)
+        self._timed(sleep, seconds)
 
     def sleep_until(self, at: float) -> None:
         """Sleep durably until the absolute time ``at`` (the runtime's clock)."""
         from .timers import sleep_until
 
-        sleep_until(self, at)
+        self._timed(sleep_until, at)
+
+    def _timed(self, fn: Callable[..., T], *args: Any) -> T:
+        from .timers import Parked
+
+        try:
+            return fn(self, *args)
+        except Parked as parked:  # not due, no signal: the run leaves the worker
+            raise Suspend(parked.name) from None
 
     def wait_for(self, name: str, *, timeout: float | None = None) -> Any:
         """Wait durably for the signal ``name``; return its payload. The run leaves the worker
@@ -404,7 +412,7 @@ class Context:
         if timeout is not None:
             from .timers import wait_for
 
-            return wait_for(self, name, timeout)
+            return self._timed(wait_for, name, timeout)
         rt = self.runtime
         p, pos = self.claim_position()
         if pos is not None:

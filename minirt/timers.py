@@ -39,6 +39,15 @@ K_TIMER = "timer:"  # kv: timer:<signal name> -> due time (epoch seconds, JSON n
 TIMEOUT_MARK = "minirt_timeout"  # the payload key a fired wait_for deadline delivers
 
 
+class Parked(BaseException):  # noqa: N818 - control flow, like runtime.Suspend
+    """Internal: the timer is not due and no signal came; the Context parks the run (it turns
+    this into its ``Suspend``, so this module needs nothing of :mod:`minirt.runtime`)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 class WaitTimedOut(MinirtError):
     """``ctx.wait_for(name, timeout=...)``: the deadline came before the signal."""
 
@@ -67,8 +76,6 @@ def _seconds(what: str, value: Any) -> float:
 def _wait(ctx: Context, name: str | None, *, until: Any, field: str) -> Any:
     """A wait position for signal ``name`` (None: ``timer:<step>``) that a timer ends at
     ``until()`` (called once, when the position is first reached)."""
-    from .runtime import Suspend
-
     rt = ctx.runtime
     p, pos = ctx.claim_position()
     name = f"timer:{p}" if name is None else name
@@ -90,7 +97,7 @@ def _wait(ctx: Context, name: str | None, *, until: Any, field: str) -> Any:
                                      "due_at": due})
         raw = rt.store.kv_get(ctx.run_id, "signal:" + name)
     if raw is None:
-        raise Suspend(name)
+        raise Parked(name)
     payload = normalise(json.loads(raw))
     ctx.append(new_event(rt.store, EventKind.WAIT_RESULT, p, {"name": name, "payload": payload},
                          ctx.now_raw()))
