@@ -35,6 +35,13 @@ guarantees and what it does not):
 - :mod:`minirt.faults` — fault points, the two crash modes, the crash sweep
 - :mod:`minirt.world` — providers with their own ledgers (payments, email, booking), over HTTP
 - :mod:`minirt.canonical` — canonical JSON and digests
+- :mod:`minirt.operator` — operator actions (approve, deny, revoke, signal, cancel, resolve),
+  each journaled with who and why; ``minirt.cli_operator`` is their command line
+- :mod:`minirt.lease_wait` — ``rt.resume(run_id, wait=True)``: wait out a dead worker's lease
+- :mod:`minirt.humantime` — times for people (local zone, "in 27 s")
+- :mod:`minirt.timers` — durable time: ``ctx.sleep``, ``sleep_until``, ``wait_for(timeout=)``,
+  the due-timer query ``fire_due``
+- :mod:`minirt.approval_deadline` — an approval or a deadline, with a declared expiry policy
 
 The names below are importable from ``minirt`` directly; those of the later modules are loaded on
 first use, so ``import minirt`` stays light. Importing minirt never imports course tooling

@@ -30,6 +30,10 @@ one line ``minirt-worker-summary {json}`` with its counts.
 and the artifacts nothing else names; it never touches a run that has not finished.
 ``--dry-run`` prints what it would delete and deletes nothing.
 
+``runs`` and ``show`` print times in the local zone; ``--json`` prints JSON with epoch seconds.
+The operators' commands (``approve``, ``deny``, ``revoke``, ``signal``, ``cancel``, ``resolve``,
+``resume``, ``pending``) are in :mod:`minirt.cli_operator`.
+
 Errors are named (:class:`~minirt.errors.MinirtError`): the command prints ``minirt: <message>``
 on stderr and exits 2. Nothing else is written to stderr.
 """
@@ -102,7 +106,9 @@ def build_runtime(app: Callable[[Store], Runtime], store: Store) -> Runtime:
     if not isinstance(rt, Runtime):
         raise CliInputInvalid(argument="--app",
                               reason=f"the factory returned {type(rt).__name__}, not a Runtime")
-    return rt
+    from .operator import attach  # honour operators' resolutions of UNCERTAIN effects
+
+    return attach(rt)
 
 
 # -- worker -------------------------------------------------------------------------------------
@@ -352,6 +358,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
         recs = store.list_runs([args.state] if args.state else None)
     finally:
         store.close()
+    if getattr(args, "json", False):  # the epoch, for programs
+        for r in recs:
+            print(json.dumps({"run_id": r.run.run_id, "workflow": r.workflow,
+                              "state": r.run.state.value, "revision": r.run.revision,
+                              "incarnation": r.run.incarnation, "worker_id": r.run.worker_id,
+                              "lease_expires_at": r.run.lease_expires_at,
+                              "created_at": r.created_at}, sort_keys=True))
+        return 0
     print(table(["run_id", "workflow", "state", "rev", "inc", "worker", "lease_expires_at"],
                 [(r.run.run_id, r.workflow, r.run.state.value, r.run.revision, r.run.incarnation,
                   r.run.worker_id, _t(r.run.lease_expires_at)) for r in recs]))
@@ -371,12 +385,23 @@ def cmd_show(args: argparse.Namespace) -> int:
     finally:
         store.close()
     run = rec.run
+    if getattr(args, "json", False):  # the epoch, for programs
+        print(json.dumps({"run_id": run.run_id, "workflow": rec.workflow,
+                          "state": run.state.value, "revision": run.revision,
+                          "incarnation": run.incarnation, "worker_id": run.worker_id,
+                          "lease_expires_at": run.lease_expires_at, "detail": run.detail,
+                          "input": json.loads(rec.input_json),
+                          "events": [{"seq": e.seq, "kind": e.kind, "step": e.step,
+                                      "incarnation": e.incarnation, "at": e.at,
+                                      "payload": json.loads(e.payload_json),
+                                      "digest": e.digest} for e in events]}, sort_keys=True))
+        return 0
     print(f"run {run.run_id}  workflow={rec.workflow}  state={run.state.value}  "
           f"revision={run.revision}  incarnation={run.incarnation}  worker={run.worker_id}  "
           f"lease_expires_at={_t(run.lease_expires_at)}")
     print(f"input {rec.input_json}")
     print(table(["seq", "kind", "step", "inc", "at", "payload", "digest"],
-                [(e.seq, e.kind, "" if e.step is None else e.step, e.incarnation, _t(e.at),
+                [(e.seq, e.kind, "" if e.step is None else e.step, e.incarnation, _local(e.at),
                   _short(e.payload_json, 60), e.digest[7:19]) for e in events]))
     if end:
         print(f"{next(iter(end))} {json.dumps(next(iter(end.values())), sort_keys=True)}"
@@ -421,7 +446,16 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 
 def _t(at: float | None) -> str:
-    return "" if at is None else f"{at:.3f}"
+    """A time for people: local zone and how far from now (``--json`` keeps the epoch)."""
+    from .humantime import when
+
+    return when(at)
+
+
+def _local(at: float) -> str:
+    from .humantime import local
+
+    return local(at)
 
 
 def _short(text: str, n: int) -> str:
@@ -431,6 +465,9 @@ def _short(text: str, n: int) -> str:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="minirt", description="Durable runs on a shared store.")
     sub = p.add_subparsers(dest="command", required=True)
+    from .cli_operator import register  # approve, deny, revoke, signal, cancel, resolve, ...
+
+    register(sub)
 
     w = sub.add_parser("worker", help="claim and execute runs until stopped")
     w.add_argument("--store", required=True, help="postgresql://... or a SQLite path")
@@ -455,11 +492,13 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("runs", help="list runs")
     r.add_argument("--store", required=True)
     r.add_argument("--state", default=None, choices=[s.value for s in RunState])
+    r.add_argument("--json", action="store_true", help="one JSON object per run (epoch times)")
     r.set_defaults(fn=cmd_runs)
 
     sh = sub.add_parser("show", help="a run and its journal")
     sh.add_argument("--store", required=True)
     sh.add_argument("run_id")
+    sh.add_argument("--json", action="store_true", help="the run and its journal as JSON")
     sh.set_defaults(fn=cmd_show)
 
     pr = sub.add_parser("prune", help="delete finished runs older than a duration")

@@ -22,6 +22,7 @@ class EventKind(StrEnum):
     # the run (minirt.runtime)
     RUN_STARTED = "run_started"
     TRANSITION = "transition"
+    OPERATOR = "operator"  # an operator's action, with who and why (minirt.operator)
     # positions: openings (minirt.journal.OPENING_KINDS) and outcomes (OUTCOME_KINDS)
     STEP = "step"
     DECISION = "decision"

@@ -30,6 +30,7 @@ what the run computes (see :mod:`minirt.runtime`).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -122,10 +123,37 @@ class StaleIncarnation(RunError):
 
 
 class LeaseHeld(RunError):
-    """A claim on a run whose lease another incarnation still holds."""
+    """A claim on a run whose lease another incarnation still holds.
+
+    The fields are the facts (``lease_expires_at`` stays epoch seconds); the message says them
+    for a person (:mod:`minirt.humantime`: local time, "in 27 s") and what to do. ``at``, when
+    given (the claim's time, from the claimer's clock), is what "in 27 s" counts from.
+    """
 
     fields = ("run_id", "holder", "lease_expires_at")
     template = "run {run_id} is leased to {holder} until {lease_expires_at}"
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.args = (self.explain(),)
+
+    def explain(self) -> str:
+        """Whose lease, when it ends in words, and what to do about it."""
+        from .humantime import duration, local
+
+        until = self.attrs.get("lease_expires_at")
+        at = self.attrs.get("at")
+        try:
+            end = float(until)
+        except (TypeError, ValueError):
+            return self.template.format(**self.attrs)
+        now = float(at) if at is not None else time.time()
+        left = max(0.0, end - now)
+        return (f"run {self.attrs['run_id']} is leased to {self.attrs['holder']} for "
+                f"{duration(left)} more, until {local(end, now=now)} (epoch {end:.1f}): that "
+                "worker may still be running it, or it died and its lease has not lapsed yet. "
+                "Wait for it (rt.resume(run_id, wait=True), or `minirt resume --wait`), or give "
+                "the runtime a shorter lease_for (how long a dead worker's runs wait)")
 
 
 class RevisionConflict(RunError):
@@ -217,7 +245,7 @@ def check_transition(run: Run, event: RunEvent) -> RunState:
     if (event.kind == "claim" and run.state is not RunState.PENDING
             and run.lease_expires_at is not None and event.at < run.lease_expires_at):
         raise LeaseHeld(run_id=run.run_id, holder=run.worker_id,
-                        lease_expires_at=run.lease_expires_at)
+                        lease_expires_at=run.lease_expires_at, at=event.at)
     return target
 
 

@@ -399,9 +399,36 @@ class Context:
 
     # -- waits --------------------------------------------------------------------------------
 
-    def wait_for(self, name: str) -> Any:
+    def sleep(self, seconds: float) -> None:
+        """Sleep durably (:mod:`minirt.timers`): the run leaves the worker and a due-timer
+        query brings it back; the wake time is journaled once, never recomputed on replay."""
+        from .timers import sleep
+
+        self._timed(sleep, seconds)
+
+    def sleep_until(self, at: float) -> None:
+        """Sleep durably until the absolute time ``at`` (the runtime's clock)."""
+        from .timers import sleep_until
+
+        self._timed(sleep_until, at)
+
+    def _timed(self, fn: Callable[..., T], *args: Any) -> T:
+        from .timers import Parked
+
+        try:
+            return fn(self, *args)
+        except Parked as parked:  # not due, no signal: the run leaves the worker
+            raise Suspend(parked.name) from None
+
+    def wait_for(self, name: str, *, timeout: float | None = None) -> Any:
         """Wait durably for the signal ``name``; return its payload. The run leaves the worker
-        (state WAITING) until :meth:`Runtime.signal` delivers it; nothing holds a lease meanwhile."""
+        (state WAITING) until :meth:`Runtime.signal` delivers it; nothing holds a lease meanwhile.
+        With ``timeout`` (seconds), a durable timer ends the wait first with
+        :class:`~minirt.timers.WaitTimedOut` (:mod:`minirt.timers`)."""
+        if timeout is not None:
+            from .timers import wait_for
+
+            return self._timed(wait_for, name, timeout)
         rt = self.runtime
         p, pos = self.claim_position()
         if pos is not None:
@@ -544,7 +571,16 @@ class Runtime:
             events=[self.transition_event("claim", now)])
         return self._execute(run_id, rec.workflow, rec.input_json, run.incarnation)
 
-    resume = run
+    def resume(self, run_id: str, *, wait: bool = False, timeout: float | None = None
+               ) -> RunOutcome:
+        """:meth:`run` after a crash. Right after one, the dead worker's lease still holds the
+        run for up to ``lease_for`` seconds (:class:`~minirt.run.LeaseHeld`); ``wait=True``
+        sleeps until it lapses, then claims (:mod:`minirt.lease_wait`; never breaks a lease)."""
+        if not wait:
+            return self.run(run_id)
+        from .lease_wait import resume_waiting
+
+        return resume_waiting(self, run_id, timeout=timeout)
 
     def run_workflow(self, workflow: str, input: Any = None, *, run_id: str | None = None
                      ) -> RunOutcome:
@@ -556,11 +592,16 @@ class Runtime:
         left or ``max_runs`` were executed."""
         done: list[RunOutcome] = []
         names = list(workflows) if workflows is not None else list(self.workflows)
+        from .timers import fire_due_throttled
+
         while max_runs is None or len(done) < max_runs:
+            fire_due_throttled(self)  # the due-timer query: a due timer's run is PENDING again
             now = self.clock.now()
             rec = self.store.claim_next(self.worker_id, now, self.lease_for, names,
                                         events=[self.transition_event("claim", now)])
             if rec is None:
+                if fire_due_throttled(self, idle=True):
+                    continue
                 break
             done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,
                                       rec.run.incarnation))
