@@ -197,7 +197,7 @@ def child_minirt(mode: str, kind: str, n: int, db: Path, lease_for: float) -> di
     if mode == "resume":
         _start_recovery_clock()
         rt, _ = _minirt_runtime(db, kind, lease_for)
-        _INFO.update(journal_mode=_pragmas(con)["journal_mode"], synchronous="FULL (set)")
+        _INFO.update(journal_mode=_pragmas(con)["journal_mode"], synchronous="FULL")
         waited = 0.0
         while True:  # what a user does after a crash: resume; if the lease holds, wait it out
             try:
@@ -214,7 +214,7 @@ def child_minirt(mode: str, kind: str, n: int, db: Path, lease_for: float) -> di
     t0 = time.perf_counter()
     rt.run(rid)
     total = time.perf_counter() - t0
-    info = {"journal_mode": _pragmas(con)["journal_mode"], "synchronous": "FULL (set)"}
+    info = {"journal_mode": _pragmas(con)["journal_mode"], "synchronous": "FULL"}
     return {"total_s": total, "starts": starts, **info}
 
 
@@ -424,10 +424,13 @@ def db_bytes(db: Path) -> int:
     return sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
 
 
+SYNC_NAMES = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}  # PRAGMA synchronous's numbers
+
+
 def _settings(out: dict) -> str:
-    if "connections" in out:
-        return ";".join(f"{m}/{s}" for m, s in out["connections"])
-    return f"{out.get('journal_mode')}/{out.get('synchronous')}"
+    pairs = out["connections"] if "connections" in out else [(out.get("journal_mode"),
+                                                               out.get("synchronous"))]
+    return ";".join(f"{m}/{SYNC_NAMES.get(s, s)}" for m, s in pairs)
 
 
 def measure(system: str, n: int, tmp: Path) -> dict:
@@ -544,11 +547,18 @@ def main() -> None:
     ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
     ap.add_argument("--no-syncs", action="store_true", help="skip the strace sync count")
     ap.add_argument("--json", type=Path, help="also write all raw figures here")
+    ap.add_argument("--from-json", type=Path, help="print the tables of an earlier --json run")
     args = ap.parse_args()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        report(saved["results"], saved["meta"])
+        return
     systems = [s for s in args.systems if available(s)]
-    missing = sorted(set(args.systems) - set(systems))
+    meta = {"started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+            "versions": versions(), "rounds": args.rounds, "sizes": args.sizes,
+            "resume_sizes": args.resume_sizes,
+            "missing": sorted(set(args.systems) - set(systems))}
     results: dict[str, dict] = {s: {} for s in systems}
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     with tempfile.TemporaryDirectory() as tmp_text:
         tmp = Path(tmp_text)
         for r in range(args.rounds):
@@ -573,32 +583,62 @@ def main() -> None:
                 if not s.endswith("_lease30"):
                     results[s]["syncs"] = [count_syncs(s, tmp)]
             print("sync counts done", flush=True)
-    report(results, args, missing, started)
+    meta["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=1))
+    report(results, meta)
+
+
+def readme_table(results: dict, meta: dict) -> None:
+    """The table README.md quotes: medians (µs/step with [min-max]) of one run."""
+    n0, rs = meta["sizes"][0], meta["resume_sizes"]
+    print(f"\nREADME table ({meta['started']}, {meta['rounds']} rounds, {n0:,} steps; resume"
+          f" {' / '.join(f'{n:,}' for n in rs)} recorded steps, from process start):\n")
+    print("| system | µs/step | steps/s | syncs/step | resume (ms) | redone on resume |"
+          " bytes/step | journal / synchronous |")
+    print("|---|--:|--:|--:|--:|--:|--:|---|")
+    for s in results:
+        def m(key: str, field: str, digits: int = 0, s: str = s) -> str:
+            v = _vals(results, s, key, field)
+            return f"{statistics.median(v):,.{digits}f}" if v else "–"
+
+        us = fmt(_vals(results, s, f"run{n0}", "us_per_step"))
+        resume = " / ".join(m(f"resume{n}", "resume_ms") for n in rs)
+        redone = sorted({x["redone"] for n in rs for x in results[s].get(f"resume{n}", [])
+                         if "redone" in x})
+        settings = sorted({x["settings"] for k in results[s] for x in results[s][k]
+                           if "settings" in x})
+        print(f"| {SYSTEMS[s][0]} | {us if us != '-' else '–'} | {m(f'run{n0}', 'steps_per_s')} |"
+              f" {m('syncs', 'syncs_per_step', 2)} | {resume if redone else '–'} |"
+              f" {'–'.join(map(str, redone)) if redone else '–'} |"
+              f" {m(f'run{n0}', 'bytes_per_step')} | {', '.join(settings) or '–'} |")
+    print()
 
 
 def _vals(results: dict, s: str, key: str, field: str) -> list[float]:
     return [m[field] for m in results.get(s, {}).get(key, []) if field in m]
 
 
-def report(results: dict, args: argparse.Namespace, missing: list[str], started: str) -> None:
-    print(f"\n{started}; {machine()}; {versions()}; median [min-max] of {args.rounds} rounds\n")
-    head = (["system"] + [f"µs/step {n}" for n in args.sizes] + [f"steps/s {n}" for n in args.sizes]
-            + [f"resume {n} (ms)" for n in args.resume_sizes] + ["redone", "syncs/step",
-                                                                 "bytes/step", "journal/sync"])
+def report(results: dict, meta: dict) -> None:
+    sizes, resume_sizes = meta["sizes"], meta["resume_sizes"]
+    print(f"\n{meta['started']}; {meta['machine']}; {meta['versions']};"
+          f" median [min-max] of {meta['rounds']} rounds\n")
+    head = (["system"] + [f"µs/step {n}" for n in sizes] + [f"steps/s {n}" for n in sizes]
+            + [f"resume {n} (ms)" for n in resume_sizes] + ["redone", "syncs/step",
+                                                            "bytes/step", "journal/sync"])
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for s in results:
         row = [SYSTEMS[s][0]]
-        row += [fmt(_vals(results, s, f"run{n}", "us_per_step"), 1) for n in args.sizes]
-        row += [fmt(_vals(results, s, f"run{n}", "steps_per_s")) for n in args.sizes]
-        row += [fmt(_vals(results, s, f"resume{n}", "resume_ms")) for n in args.resume_sizes]
+        row += [fmt(_vals(results, s, f"run{n}", "us_per_step"), 1) for n in sizes]
+        row += [fmt(_vals(results, s, f"run{n}", "steps_per_s")) for n in sizes]
+        row += [fmt(_vals(results, s, f"resume{n}", "resume_ms")) for n in resume_sizes]
         redone = sorted({m["redone"] for k in results[s] if k.startswith("resume")
                          for m in results[s][k] if "redone" in m})
         row.append("/".join(map(str, redone)) or "-")
         row.append(fmt(_vals(results, s, "syncs", "syncs_per_step"), 2))
-        row.append(fmt(_vals(results, s, f"run{args.sizes[0]}", "bytes_per_step")))
+        row.append(fmt(_vals(results, s, f"run{sizes[0]}", "bytes_per_step")))
         settings = sorted({m["settings"] for k in results[s] for m in results[s][k]
                            if "settings" in m})
         row.append(", ".join(settings) or "-")
@@ -611,13 +651,13 @@ def report(results: dict, args: argparse.Namespace, missing: list[str], started:
     print("Resume split, median ms (startup = process start + imports; recovery = from the"
           " system's recovery call to the first new step; lease wait is part of recovery):")
     for s in results:
-        for n in args.resume_sizes:
+        for n in resume_sizes:
             key = f"resume{n}"
             if _vals(results, s, key, "resume_ms"):
                 parts = [f"{f} {statistics.median(_vals(results, s, key, f)):,.0f}"
                          for f in ("resume_ms", "startup_ms", "recovery_ms", "lease_waited_ms")]
                 print(f"- {s} {n}: " + ", ".join(parts))
-    n0 = args.sizes[0]
+    n0 = sizes[0]
 
     def med(s: str, key: str, field: str) -> float | None:
         v = _vals(results, s, key, field)
@@ -641,8 +681,10 @@ def report(results: dict, args: argparse.Namespace, missing: list[str], started:
         if m is not None and batch_us and floor_us:
             print(f"- {wave}: {m:.1f} µs per call = {m / batch_us:.1f}x the batched floor, "
                   f"{m / floor_us:.2f}x the single-commit floor")
-    if missing:
-        print(f"Not measured (not installed: pip install -e '.[bench]'): {', '.join(missing)}")
+    readme_table(results, meta)
+    if meta["missing"]:
+        print("Not measured (not installed: pip install -e '.[bench]'): "
+              + ", ".join(meta["missing"]))
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ def test_run_reports_the_settings_each_system_really_had(tmp_path: Path) -> None
     wal = PEERS.measure("dbos_wal", N, tmp_path)
     assert "error" not in shipped and "error" not in wal, (shipped, wal)
     assert shipped["settings"].startswith("delete/"), shipped["settings"]
-    assert set(wal["settings"].split(";")) == {"wal/2"}, wal["settings"]
+    assert set(wal["settings"].split(";")) == {"wal/FULL"}, wal["settings"]
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
