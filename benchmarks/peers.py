@@ -185,19 +185,25 @@ def _minirt_runtime(db: Path, kind: str, lease_for: float):
     return rt, starts
 
 
+def _minirt_pragmas(rt: Any, con: sqlite3.Connection) -> dict[str, Any]:
+    """SQLiteStore sets WAL and the synchronous level it is given on its own connection
+    (minirt/store/sqlite.py). WAL persists in the file, so a second connection reads it back
+    (https://www.sqlite.org/pragma.html#pragma_journal_mode); synchronous is per connection, read
+    through the store's public ``transaction()``, which yields that connection."""
+    with rt.store.transaction() as db:
+        sync = db.execute("PRAGMA synchronous").fetchone()[0]
+    return {"journal_mode": _pragmas(con)["journal_mode"], "synchronous": sync}
+
+
 def child_minirt(mode: str, kind: str, n: int, db: Path, lease_for: float) -> dict:
     import minirt  # noqa: F401 - imports are not recovery (the peers import before, too)
     from minirt.run import LeaseHeld
 
-    # SQLiteStore sets WAL and the synchronous level it is given on its own connection
-    # (minirt/store/sqlite.py); WAL persists in the file, so a second connection reads it back
-    # (https://www.sqlite.org/pragma.html#pragma_journal_mode); synchronous is per connection and
-    # is checked by the syncs/step count instead.
-    con = sqlite3.connect(db)
+    con = sqlite3.connect(db)  # a second connection, to read journal_mode back
     if mode == "resume":
         _start_recovery_clock()
         rt, _ = _minirt_runtime(db, kind, lease_for)
-        _INFO.update(journal_mode=_pragmas(con)["journal_mode"], synchronous="FULL")
+        _INFO.update(_minirt_pragmas(rt, con))
         waited = 0.0
         while True:  # what a user does after a crash: resume; if the lease holds, wait it out
             try:
@@ -214,8 +220,7 @@ def child_minirt(mode: str, kind: str, n: int, db: Path, lease_for: float) -> di
     t0 = time.perf_counter()
     rt.run(rid)
     total = time.perf_counter() - t0
-    info = {"journal_mode": _pragmas(con)["journal_mode"], "synchronous": "FULL"}
-    return {"total_s": total, "starts": starts, **info}
+    return {"total_s": total, "starts": starts, **_minirt_pragmas(rt, con)}
 
 
 def child_dbos(mode: str, n: int, db: Path, wal: bool) -> dict:
