@@ -4,8 +4,9 @@
     .venv/bin/python benchmarks/peers.py --rounds 1 --sizes 200 --resume-sizes 200 --no-syncs
 
 Invariant: every figure comes from a measurement made in a fresh child process, and the systems
-are interleaved round by round, so drift in disk latency hits them all alike; ratios within one
-run are the figures to trust, not absolute numbers across runs or machines.
+are interleaved round by round (each round starting one system later, each measurement after an
+``os.sync()``), so drift in disk latency hits them all alike; ratios within one run are the
+figures to trust, not absolute numbers across runs or machines.
 
 What each system is given (each setting is read back, not assumed):
 
@@ -567,18 +568,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_text:
         tmp = Path(tmp_text)
         for r in range(args.rounds):
+            # each round starts one system later, so no system always follows the same one
+            order = systems[r % len(systems):] + systems[:r % len(systems)] if systems else []
             for n in args.sizes:
-                for s in systems:
+                for s in order:
                     if s.endswith("_lease30"):
                         continue
+                    os.sync()  # start every measurement with no dirty pages left by the last
                     results[s].setdefault(f"run{n}", []).append(measure(s, n, tmp))
                     for f in tmp.glob(f"{s}-{n}.sqlite*"):
                         f.unlink()
                 print(f"round {r + 1}/{args.rounds}: runs of {n} done", flush=True)
             for n in args.resume_sizes:
-                for s in systems:
+                for s in order:
                     if s not in RESUMABLE:
                         continue
+                    os.sync()
                     results[s].setdefault(f"resume{n}", []).append(measure_resume(s, n, tmp))
                     for f in tmp.glob(f"resume-{s}-{n}.sqlite*"):
                         f.unlink()
