@@ -600,6 +600,12 @@ def main() -> None:
     report(results, meta)
 
 
+def _span(values: list[int]) -> str:
+    if not values:
+        return "–"
+    return str(values[0]) if values[0] == values[-1] else f"{values[0]}-{values[-1]}"
+
+
 def readme_table(results: dict, meta: dict) -> None:
     """The table README.md quotes: medians (µs/step with [min-max]) of one run."""
     n0, rs = meta["sizes"][0], meta["resume_sizes"]
@@ -621,7 +627,7 @@ def readme_table(results: dict, meta: dict) -> None:
                            if "settings" in x})
         print(f"| {SYSTEMS[s][0]} | {us if us != '-' else '–'} | {m(f'run{n0}', 'steps_per_s')} |"
               f" {m('syncs', 'syncs_per_step', 2)} | {resume if redone else '–'} |"
-              f" {'–'.join(map(str, redone)) if redone else '–'} |"
+              f" {_span(redone)} |"
               f" {m(f'run{n0}', 'bytes_per_step')} | {', '.join(settings) or '–'} |")
     print()
 
