@@ -555,6 +555,8 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="also write all raw figures here")
     ap.add_argument("--from-json", type=Path, help="print the tables of an earlier --json run")
     args = ap.parse_args()
+    # a SIGTERM ends the run through SystemExit, so the temporary databases are removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
         report(saved["results"], saved["meta"])
