@@ -66,6 +66,7 @@ need `strace` (`apt-get install -y strace`).
 .venv/bin/python benchmarks/peers.py --rounds 3 --sizes 1000 --resume-sizes 1000 10000 \\
     --json build/benchmarks/peers.json   # 1 round took 4 min here when quieter; 3 loaded: 35 min
 .venv/bin/python benchmarks/peers.py --from-json build/benchmarks/peers.json   # tables again
+.venv/bin/python benchmarks/readme_peers.py build/benchmarks/peers.json  # rewrite this section
 .venv/bin/python benchmarks/pg_scaling.py          # throughput against 1, 2, 4, 8 workers
 .venv/bin/python benchmarks/journal_resume.py      # journal bytes per step, resume at 1k/10k
 ```
