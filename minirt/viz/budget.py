@@ -18,6 +18,7 @@ from typing import Any
 
 from ..budget import DIMENSIONS, K_CLOSED, Accounts, history, tree
 from ..store.base import Store
+from . import fit_svg
 
 USED, HELD, LIMIT = "#1f618d", "#aed6f1", "#c0392b"
 
@@ -67,7 +68,7 @@ class SVG:
         self.text = text
 
     def _repr_svg_(self) -> str:
-        return self.text
+        return fit_svg(self.text)  # scales to the output area; white under the dark text
 
     def __repr__(self) -> str:
         return f"SVG({len(self.text)} characters)"
