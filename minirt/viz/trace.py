@@ -136,7 +136,7 @@ def heatmap(matrix: SweepMatrix, *, points: Sequence[str] | None = None,
     cols = list(points) if points is not None else matrix.points
     cell, left, top = 26, 300, 150
     width = max(left + cell * len(cols) + 120, 10 + 130 * len(COLOURS) + 20)
-    height = top + cell * len(rows) + 70
+    height = top + cell * len(rows) + 84
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="Helvetica, Arial, sans-serif" font-size="11">', outcome_patterns(),
            f'<text x="10" y="18" font-size="13">{escape(title or matrix.summary())}</text>']
@@ -154,11 +154,10 @@ def heatmap(matrix: SweepMatrix, *, points: Sequence[str] | None = None,
                 out.append(f'<rect x="{xx}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
                            f'fill="#f2f3f4"/>')
                 continue
-            bad = sum(n for o, n in counts.items() if o != "clean")
             tip = escape(f"{_short(ref)} at {point}: " + ", ".join(
                 f"{n} {o}" for o, n in sorted(counts.items())))
             style = OUTCOMES[worst(counts)]
-            text = f"{style.glyph}{bad}" if bad else style.glyph
+            text = style.glyph  # the counts are in the tooltip
             label = (f'<text x="{xx + cell / 2 - 1:.1f}" y="{y + cell / 2 + 4:.1f}" '
                      f'text-anchor="middle" font-size="10" fill="{style.text}">{text}</text>')
             out.append(f'<g><title>{tip}</title>' + _swatch(xx, y, cell - 2, cell - 2, style)
@@ -169,8 +168,9 @@ def heatmap(matrix: SweepMatrix, *, points: Sequence[str] | None = None,
                    + f'<text x="{10 + 130 * k + 8}" y="{ly + 10}" text-anchor="middle" '
                    f'font-size="9" fill="{style.text}">{style.glyph}</text>'
                    f'<text x="{30 + 130 * k}" y="{ly + 10}">{escape(name)}</text>')
-    out.append(f'<text x="10" y="{ly + 34}" fill="#555">glyph and number: the worst outcome, '
-               f'and how many cells (occurrences x modes) were not clean; grey: the scenario '
-               f'never passes that point</text>')
+    out.append(f'<text x="10" y="{ly + 34}" fill="#555">each cell: the worst outcome over its '
+               f'occurrences and crash modes (hover for the counts);</text>'
+               f'<text x="10" y="{ly + 48}" fill="#555">grey: the scenario never passes that '
+               f'point</text>')
     out.append("</svg>")
     return SVG("\n".join(out))
