@@ -40,11 +40,20 @@ def contrast(a: str, b: str) -> float:
 
 
 def test_fit_svg_adds_a_viewbox_max_width_and_a_background() -> None:
-    out = fit_svg('<svg xmlns="http://www.w3.org/2000/svg" width="980" height="60"><text/></svg>')
+    out = fit_svg('<svg xmlns="http://www.w3.org/2000/svg" width="640" height="60"><text/></svg>')
     tag = _root(out)
-    assert 'viewBox="0 0 980 60"' in tag and "max-width:100%" in tag
+    assert 'viewBox="0 0 640 60"' in tag and "max-width:100%" in tag
+    assert 'width="640"' in tag  # narrower than the cap: never scaled up
     assert out.index('<rect width="100%" height="100%" fill="white"/>') > out.index(tag)
     assert fit_svg(out) == out  # idempotent
+
+
+def test_fit_svg_scales_a_wide_picture_down_to_the_cap_keeping_its_aspect() -> None:
+    tag = _root(fit_svg('<svg width="1760" height="100"><g/></svg>', max_width_px=880))
+    assert 'width="880"' in tag and 'height="50"' in tag and 'viewBox="0 0 1760 100"' in tag
+    pt = _root(fit_svg('<svg width="1320pt" height="66pt" viewBox="0 0 1320 66"><g/></svg>',
+                       background=None, max_width_px=880))
+    assert 'width="660pt"' in pt and 'height="33pt"' in pt  # 880 px = 660 pt
 
 
 def test_fit_svg_keeps_an_existing_viewbox_and_style() -> None:
@@ -85,3 +94,26 @@ def test_outcomes_differ_by_glyph_and_the_bad_ones_by_pattern() -> None:
     assert all(f'id="{p}"' in defs for p in patterns)
     dup, lost = OUTCOMES["duplicate effect"], OUTCOMES["lost effect"]
     assert dup.colour != lost.colour and dup.pattern != lost.pattern
+
+
+def test_the_browser_checks_report_a_cut_off_picture() -> None:
+    import sys
+    from pathlib import Path
+
+    import nbformat.v4 as v4
+
+    sys.path.insert(0, str(Path(__file__).parent / "browser"))
+    from checks import problems_in
+
+    nb = v4.new_notebook(cells=[v4.new_code_cell("a"), v4.new_code_cell("b"),
+                                v4.new_code_cell("c")])
+
+    def rec(**svg: object) -> dict:
+        return {"prompt": "[1]:", "outputs": [], "svgs": [{"ok": True, "w": 900, **svg}]}
+
+    cells = [rec(clip=120), rec(clip=0, shrunk=True, viewbox=False, shown_w=780),
+             rec(clip=0, shrunk=True, viewbox=True, shown_w=780)]
+    found = {p.cell: p.what for p in problems_in("x.ipynb", nb, cells, {})}
+    assert "120px wider than the output area" in found[0]
+    assert "without a viewBox" in found[1]
+    assert 2 not in found

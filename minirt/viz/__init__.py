@@ -5,8 +5,9 @@ data (the transition table, journal rows, a sweep's cells) into a :class:`graphv
 widget. :func:`render` shows a diagram in Jupyter, and when the ``dot`` binary is missing it shows
 the DOT text with a one-line install hint instead of a traceback.
 
-Every picture fits and reads as a learner sees it: :func:`fit_svg` gives an SVG a ``viewBox`` and
-``max-width: 100%`` so it scales down to the output area instead of being cut off on the right,
+Every picture fits and reads as a learner sees it: :func:`fit_svg` gives an SVG a ``viewBox``, caps
+its width (:data:`MAX_WIDTH_PX`) and adds ``max-width: 100%`` so it is scaled down to the output
+area instead of being cut off on the right,
 and (for the hand-drawn ones) a white background under dark text, so JupyterLab's dark theme
 does not put black text on a dark page. Outcomes use one colour-blind-safe palette (Okabe and
 Ito) and each also has a glyph and a fill pattern (:data:`OUTCOMES`), so "duplicate" and "lost"
@@ -62,13 +63,21 @@ def outcome_patterns() -> str:
 
 
 _SVG_TAG = re.compile(r"<svg\b[^>]*>")
-_NUMBER = r'="([0-9.]+)(?:pt|px)?"'
+_NUMBER = r'="([0-9.]+)(pt|px)?"'
+#: The widest a picture is drawn, in CSS px. JupyterLab 4 shows an image/svg+xml output as an
+#: ``<img>`` at the SVG's own width, with no ``max-width`` (only inline ``<svg>`` gets one), so a
+#: wider picture runs past the output area and is cut off. 880 px fits the output area of a
+#: 1280 px wide window with the file browser open; wider pictures are scaled down to it.
+MAX_WIDTH_PX = 880.0
+_PX_PER = {"pt": 4 / 3, "px": 1.0, "": 1.0}
 
 
-def fit_svg(text: str, *, background: str | None = "white") -> str:
-    """``text`` with a viewBox, ``max-width:100%`` and (optionally) a background rectangle.
+def fit_svg(text: str, *, background: str | None = "white",
+            max_width_px: float = MAX_WIDTH_PX) -> str:
+    """``text`` with a viewBox, at most ``max_width_px`` wide, ``max-width:100%`` for inline use,
+    and (optionally) a background rectangle.
 
-    Scales down to the width of the output area, never up; aspect ratio kept. Idempotent.
+    Scales down, never up; aspect ratio kept. Idempotent.
     """
     m = _SVG_TAG.search(text)
     if m is None:
@@ -81,6 +90,13 @@ def fit_svg(text: str, *, background: str | None = "white") -> str:
     h = re.search(r"\sheight" + _NUMBER, tag)
     if "viewBox" not in tag and w and h:
         new = new.replace("<svg", f'<svg viewBox="0 0 {w.group(1)} {h.group(1)}"', 1)
+    if w and h:
+        px = float(w.group(1)) * _PX_PER[w.group(2) or ""]
+        if px > max_width_px:
+            scale = max_width_px / px
+            unit_w, unit_h = w.group(2) or "", h.group(2) or ""
+            new = new.replace(w.group(0), f' width="{float(w.group(1)) * scale:.0f}{unit_w}"', 1)
+            new = new.replace(h.group(0), f' height="{float(h.group(1)) * scale:.0f}{unit_h}"', 1)
     style = "max-width:100%;height:auto"
     if ' style="' in new:
         new = new.replace(' style="', f' style="{style};', 1)
