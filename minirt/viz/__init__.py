@@ -6,7 +6,7 @@ widget. :func:`render` shows a diagram in Jupyter, and when the ``dot`` binary i
 the DOT text with a one-line install hint instead of a traceback.
 
 Every picture fits and reads as a learner sees it: :func:`fit_svg` gives an SVG a ``viewBox``, caps
-its width (:data:`MAX_WIDTH_PX`) and adds ``max-width: 100%`` so it is scaled down to the output
+its width (:data:`MAX_WIDTH_PX`, 800 px) and adds ``max-width: 100%`` so it is scaled down to the output
 area instead of being cut off on the right,
 and (for the hand-drawn ones) a white background under dark text, so JupyterLab's dark theme
 does not put black text on a dark page. Outcomes use one colour-blind-safe palette (Okabe and
@@ -66,9 +66,10 @@ _SVG_TAG = re.compile(r"<svg\b[^>]*>")
 _NUMBER = r'="([0-9.]+)(pt|px)?"'
 #: The widest a picture is drawn, in CSS px. JupyterLab 4 shows an image/svg+xml output as an
 #: ``<img>`` at the SVG's own width, with no ``max-width`` (only inline ``<svg>`` gets one), so a
-#: wider picture runs past the output area and is cut off. 880 px fits the output area of a
-#: 1280 px wide window with the file browser open; wider pictures are scaled down to it.
-MAX_WIDTH_PX = 880.0
+#: wider picture runs past the output area and is cut off. In a 1280 px wide window with the file
+#: browser open an output has 848 px (measured in JupyterLab 4, headless Chromium); 800 px leaves
+#: a margin. Wider pictures are scaled down to it.
+MAX_WIDTH_PX = 800.0
 _PX_PER = {"pt": 4 / 3, "px": 1.0, "": 1.0}
 
 
