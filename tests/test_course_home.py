@@ -136,7 +136,8 @@ def test_status_counts_add_up_to_the_catalog(tmp_path: Path) -> None:
 
 def _home_questions() -> list[tuple[str, str]]:
     nb = nbformat.read(str(HOME), as_version=4)
-    section = next(c.source for c in nb.cells if "Begin with a question" in c.source)
+    section = next(c.source for c in nb.cells
+                   if re.search(r"^##.*Begin with a question", c.source, re.M))
     return re.findall(r'^- "(.+?)" → \[.+?\]\((.+?)\.ipynb\)', section, re.M)
 
 

@@ -11,9 +11,11 @@ The block (CONTRIBUTING.md, lesson skeleton step 7; the study method of lessons/
   a label containing ``right choice``, then one saying when it is not
   (``**When it is not`` or ``**Not the right choice``), ``**Predict, then run``,
   ``**Primary sources`` followed by at least one http(s) link;
-- after the "Predict, then run" markdown: a code cell that assigns ``prediction``, and the next
-  code cell compares ``prediction`` with what the run showed (a ``==``/``!=`` involving the name
-  ``prediction``, not inside an ``assert``) and prints "match"/"mismatch".
+- after the "Predict, then run" markdown: a code cell that assigns ``prediction`` (shipped as
+  ``None``: tests/test_lesson_predictions.py), and the next code cell checks it against what the
+  run showed with ``check_prediction(prediction, ...)`` (minirt.course.predict: "make a
+  prediction first" while it is None), or with a ``==``/``!=`` involving the name ``prediction``,
+  not inside an ``assert``, that prints "match"/"mismatch".
 
 Lessons 00 (start here) and appendices (``lessons/appendix-*``) are exempt. A lesson that lacks
 a part fails with the list of what is missing.
@@ -76,11 +78,17 @@ def _assigns_prediction(source: str) -> bool:
 
 
 def _compares_prediction(source: str) -> bool:
-    """A ==/!= comparison that involves `prediction`, outside any assert, and a match message."""
+    """``check_prediction(prediction, ...)``, or a ==/!= comparison that involves `prediction`,
+    outside any assert, and a match message."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return False
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "check_prediction" and node.args
+                and isinstance(node.args[0], ast.Name) and node.args[0].id == "prediction"):
+            return True
     in_assert = {id(n) for a in ast.walk(tree) if isinstance(a, ast.Assert) for n in ast.walk(a)}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare) or id(node) in in_assert:
@@ -138,7 +146,8 @@ def study_block_problems(nb: nbformat.NotebookNode) -> list[str]:
         elif which + 1 >= len(code) or not _compares_prediction(code[which + 1]):
             problems.append(
                 "a code cell right after the prediction cell that compares `prediction` with "
-                "the run (==/!= outside an assert) and prints match/mismatch"
+                "the run (check_prediction(prediction, ...), or ==/!= outside an assert "
+                "printing match/mismatch)"
             )
     return problems
 
@@ -189,6 +198,15 @@ def test_checker_names_each_missing_part() -> None:
     assert study_block_problems(no_wrong) == ["**When it is not** / **Not the right choice**"]
     no_link = _nb(*COMPLETE[:4], ("md", "**Primary sources**\n\n- a book"), COMPLETE[5])
     assert study_block_problems(no_link) == ["a link (https://...) under **Primary sources**"]
+
+
+def test_checker_accepts_check_prediction() -> None:
+    checked = _nb(*COMPLETE[:2], ("code", "prediction = None"),
+                  ("code", "check_prediction(prediction, 1)"), *COMPLETE[4:])
+    assert study_block_problems(checked) == []
+    other = _nb(*COMPLETE[:2], ("code", "prediction = None"),
+                ("code", "check_prediction(1, 1)"), *COMPLETE[4:])
+    assert len(study_block_problems(other)) == 1
 
 
 def test_checker_wants_a_comparison_not_an_assert() -> None:

@@ -9,6 +9,7 @@ import pytest
 from minirt.faults import TOOL_POINTS, Outcome, SweepCell, Verdict, crash_once
 from minirt.scenarios import m04_payment as m04
 from minirt.store.sqlite import SQLiteStore
+from minirt.viz import OUTCOMES
 from minirt.viz.idempotency import (
     attempts_vs_operations,
     crash_windows,
@@ -42,8 +43,15 @@ def test_crash_windows_colours_each_window_by_its_verdict() -> None:
     outcomes = dict.fromkeys(TOOL_POINTS, Outcome.CLEAN)
     outcomes["after_provider_commit"] = Outcome.DUPLICATE
     src = crash_windows(_cells(outcomes)).source
-    assert "→ duplicate effect" in src and src.count("→ clean") == 4
-    assert "#c0392b" in src
+    assert "→ 2× duplicate effect" in src and src.count("→ ✓ clean") == 4
+    assert OUTCOMES["duplicate effect"].colour in src
+
+
+def test_crash_windows_says_which_key_the_request_carries() -> None:
+    assert "Idempotency-Key = effect key" in crash_windows().source
+    wrong = crash_windows(key_sent="a new random key per attempt").source
+    assert "Idempotency-Key = a new random key per attempt" in wrong
+    assert "= effect key" not in wrong
 
 
 def test_crash_windows_ignores_cells_of_another_call() -> None:

@@ -6,6 +6,9 @@ exactly one place. Titles, promises and minutes of modules 01-10 come from the c
 00 (start here), 05b (the design exercise `designOutline()`) and 11 (capstone) are ours.
 
 A module has *landed* when its lesson notebook exists in the course folder.
+
+``APPENDICES`` lists the optional lessons after the course (no drill, no place on the route):
+the README course map lists them under the modules, and :func:`get` finds them by id (``"A"``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "APPENDICES",
     "MODULES",
     "COURSE_MAP_BEGIN",
     "COURSE_MAP_END",
@@ -212,7 +216,22 @@ MODULES: tuple[Module, ...] = (
     ),
 )
 
-_BY_ID = {m.id: m for m in MODULES}
+APPENDICES: tuple[Module, ...] = (
+    Module(
+        "A",
+        "appendix-a-postgres-workers",
+        "Appendix A: minirt on PostgreSQL",
+        "run many workers on many machines, and take over a run whose worker died",
+        15,
+        has_drill=False,
+        summary=(
+            "The same runs, journals and fencing in a real PostgreSQL server; worker processes "
+            "claim runs with leases, one is SIGKILLed, another finishes its run."
+        ),
+    ),
+)
+
+_BY_ID = {m.id.lower(): m for m in (*MODULES, *APPENDICES)}
 
 
 class UnknownModule(KeyError):
@@ -248,7 +267,7 @@ def get(module_id: str) -> Module:
     try:
         return _BY_ID[key]
     except KeyError:
-        by_slug = {m.slug: m for m in MODULES}
+        by_slug = {m.slug: m for m in (*MODULES, *APPENDICES)}
         if key in by_slug:
             return by_slug[key]
         raise UnknownModule(str(module_id)) from None
@@ -343,11 +362,19 @@ def course_map(root: str | os.PathLike[str] | None = None) -> str:
         lines.append(
             f"| {m.id} | {m.title} | {m.promise} | {m.minutes} | {lesson_cell} | {drill_cell} | {status} |"
         )
+    for m in APPENDICES:
+        lesson = lesson_path(m.id, base)
+        lesson_cell = f"[{lesson.name}](lessons/{lesson.name})" if lesson.is_file() else "—"
+        status = "✅ landed" if lesson.is_file() else "⏳ planned"
+        lines.append(
+            f"| {m.id} | {m.title} | {m.promise} | {m.minutes} | {lesson_cell} | optional, no drill"
+            f" | {status} |"
+        )
     total = sum(m.minutes for m in MODULES)
     lines.append("")
     lines.append(
         f"{len(MODULES)} modules, about {total // 60} h {total % 60:02d} min of lessons "
-        "(drills and the capstone take longer). Generated from `minirt/course/catalog.py` by "
+        f"(drills and the capstone take longer), and {len(APPENDICES)} optional appendix. Generated from `minirt/course/catalog.py` by "
         "`python tools/nbtool.py readme-map`."
     )
     return "\n".join(lines)

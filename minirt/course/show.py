@@ -5,6 +5,11 @@ the source that Python actually runs (`inspect.getsource`), so what a lesson pri
 from what executes. In Jupyter the source is displayed as a fenced Markdown code block (JupyterLab
 highlights it with the notebook's own theme) with a header naming the file and line; anywhere else
 it is printed as plain text.
+
+`show_contract(obj, drill="01")` shows only what a function promises (its signature and
+docstring, from the same live object) and withholds the body: a lesson uses it for a function
+its drill asks the learner to write, so the lesson teaches the contract without printing the
+answer. Invariant: no line of the body (after the docstring) appears in its output.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Source", "show", "source_of"]
+__all__ = ["Source", "contract_of", "show", "show_contract", "source_of"]
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,37 @@ def source_of(obj: Any) -> Source:
     )
 
 
+def contract_of(obj: Any, drill: str | None = None) -> Source:
+    """The Source of `obj`'s contract: its signature and docstring, the body withheld.
+
+    Works for functions and methods (a class gets its signature and docstring too). `drill`
+    names the drill that asks for the body, for the placeholder line.
+    """
+    target = _resolve(obj)
+    if not (inspect.isfunction(target) or inspect.isclass(target)):
+        raise TypeError(f"show_contract() takes a function, method or class; got "
+                        f"{type(target).__name__} {target!r:.80}")
+    full = source_of(target)
+    # hints are strings under `from __future__ import annotations`: show them as written
+    signature = str(inspect.signature(target)).replace("'", "")
+    keyword = "class" if inspect.isclass(target) else "def"
+    doc = inspect.getdoc(target) or ""
+    lines = [f"{keyword} {target.__name__}{signature}:"]
+    if doc:
+        lines += ['    """' + doc.splitlines()[0]]
+        lines += [("    " + line) if line else "" for line in doc.splitlines()[1:]]
+        lines[-1] += '"""'
+    where = f"drill {drill}" if drill else "the drill"
+    lines.append(f"    ...  # the body is withheld: {where} asks you to write it")
+    return Source(name=f"{full.name} (contract)", path=full.path, first_line=full.first_line,
+                  text="\n".join(lines))
+
+
+def show_contract(obj: Any, drill: str | None = None) -> None:
+    """Render `obj`'s signature and docstring, not its body (see :func:`contract_of`)."""
+    _display(contract_of(obj, drill))
+
+
 def _in_jupyter() -> bool:
     try:
         from IPython import get_ipython
@@ -142,7 +178,10 @@ def _in_jupyter() -> bool:
 
 def show(obj: Any) -> None:
     """Render the real source of `obj` (syntax-highlighted in Jupyter, plain text elsewhere)."""
-    src = source_of(obj)
+    _display(source_of(obj))
+
+
+def _display(src: Source) -> None:
     if _in_jupyter() and not os.environ.get("MINIRT_SHOW_PLAIN"):
         from IPython.display import display
 

@@ -4,7 +4,8 @@
 .history`, in the order the ledger changed) into the root account's ``held`` and ``used`` after
 each change, plus the holds that :func:`minirt.budget.close` released when a run ended (kv).
 :func:`burn_down` draws them as an SVG: one bar per change, used (dark) with the holds stacked on
-top (light), under the limit (a red line). Hover a bar for the change it shows. Plain SVG, no
+top (light), under the limit (a red line); each panel's y axis is marked 0 and its top value,
+the x axis runs from the start to the last change. Hover a bar for the change it shows. Plain SVG, no
 plotting library; the text is deterministic, so tests assert on it.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..budget import DIMENSIONS, K_CLOSED, Accounts, history, tree
 from ..store.base import Store
+from . import fit_svg
 
 USED, HELD, LIMIT = "#1f618d", "#aed6f1", "#c0392b"
 
@@ -67,7 +69,7 @@ class SVG:
         self.text = text
 
     def _repr_svg_(self) -> str:
-        return self.text
+        return fit_svg(self.text)  # scales to the output area; white under the dark text
 
     def __repr__(self) -> str:
         return f"SVG({len(self.text)} characters)"
@@ -80,9 +82,9 @@ def burn_down(store: Store, run_id: str, *, dimensions: Sequence[str] | None = N
     points, limits = series(store, run_id)
     dims = list(dimensions) if dimensions is not None else [
         d for d in DIMENSIONS if d in limits or any(p.used or p.held for p in points[d])]
-    width, left, panel, gap = 640, 130, 70, 18
+    width, left, panel, gap = 640, 150, 70, 18
     plot_w = width - left - 20
-    height = 40 + len(dims) * (panel + gap)
+    height = 40 + len(dims) * (panel + gap) + 38
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="Helvetica, Arial, sans-serif" font-size="11">',
            f'<text x="10" y="18" font-size="13">{escape(title or f"budget of {run_id}")}</text>',
@@ -95,6 +97,11 @@ def burn_down(store: Store, run_id: str, *, dimensions: Sequence[str] | None = N
     for row, dim in enumerate(dims):
         out += _panel(dim, points[dim], limits.get(dim), left, 44 + row * (panel + gap),
                       plot_w, panel)
+    axis_y = 44 + len(dims) * (panel + gap) + 6
+    out.append(f'<text x="{left}" y="{axis_y}" fill="#333">x: the ledger\'s changes in order '
+               f'(a bar after each reserve, settle, release)</text>'
+               f'<text x="{left}" y="{axis_y + 14}" fill="#333">y: the amount of that dimension'
+               f'</text>')
     out.append("</svg>")
     return SVG("\n".join(out))
 
@@ -107,7 +114,13 @@ def _panel(dim: str, pts: list[Point], limit: float | None, x0: int, y0: int, w:
     spent = f"{final.used:g}" + (f" / {limit:g}" if limit is not None else " (no limit)")
     out = [f'<text x="10" y="{y0 + h / 2:.1f}">{escape(dim)}</text>',
            f'<text x="10" y="{y0 + h / 2 + 14:.1f}" fill="#555">{escape(spent)}</text>',
-           f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="#f8f9f9" stroke="#d5d8dc"/>']
+           f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="#f8f9f9" stroke="#d5d8dc"/>',
+           f'<text x="{x0 - 4}" y="{y0 + 9}" text-anchor="end" font-size="9" fill="#555">'
+           f'{top:g}</text>',
+           f'<text x="{x0 - 4}" y="{y0 + h}" text-anchor="end" font-size="9" fill="#555">0</text>',
+           f'<text x="{x0}" y="{y0 + h + 11}" font-size="9" fill="#555">start</text>',
+           f'<text x="{x0 + w}" y="{y0 + h + 11}" text-anchor="end" font-size="9" fill="#555">'
+           f'change #{len(pts) - 1}</text>']
     for p in pts:
         x = x0 + p.index * bar_w
         used_h, held_h = h * p.used / top, h * p.held / top

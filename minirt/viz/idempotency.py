@@ -24,13 +24,13 @@ import graphviz
 
 from ..faults import WINDOWS, SweepCell
 from ..idempotency import EffectLedger, logical_operations
-from . import Diagram, render
+from . import OUTCOMES, Diagram, render
 
 LANES = ("agent (minirt)", "journal", "provider")
 #: The messages of one tool call, in order: (from lane, to lane, label, fault point hit AFTER it).
 MESSAGES = (
     (0, 1, "intent: tool, args, effect key", "after_intent"),
-    (0, 2, "request with Idempotency-Key = effect key", None),
+    (0, 2, "request with Idempotency-Key = {key_sent}", None),
     (2, 2, "commit: ledger row + saved response", "after_provider_commit"),
     (2, 0, "response (receipt)", "before_result"),
     (0, 1, "result", "after_result"),
@@ -43,8 +43,7 @@ WHAT_IS_LEFT = {
     "W4": "intent, no outcome: UNKNOWN (answer not journaled)",
     "W5": "result journaled: replayed, never resent",
 }
-COLOURS = {"clean": "#27ae60", "duplicate effect": "#c0392b", "lost effect": "#d35400",
-           "stuck": "#b7950b", "wrong result": "#8e44ad"}
+COLOURS = {name: style.colour for name, style in OUTCOMES.items()}
 UNKNOWN_FILL = "#fdebd0"
 
 
@@ -54,11 +53,14 @@ def _window_verdicts(cells: Iterable[SweepCell], occurrence: int) -> dict[str, s
 
 
 def crash_windows(cells: Iterable[SweepCell] = (), *, occurrence: int = 1,
-                  title: str = "crash windows of one tool call") -> Diagram:
+                  title: str = "crash windows of one tool call",
+                  key_sent: str = "effect key") -> Diagram:
     """The sequence diagram of one tool call with W1..W5 marked (see the module docstring).
 
     ``cells``: a sweep's cells; the windows of the ``occurrence``-th tool call are coloured by
-    their verdict."""
+    their verdict (and named in the label, with the outcome's glyph, so colour is not the only
+    cue). ``key_sent`` says what the request carries as its Idempotency-Key: the design's
+    effect key, or for the wrong design "a new random key per attempt"."""
     verdicts = _window_verdicts(cells, occurrence)
     point_window = {p: w for p, w in WINDOWS.items()}
     g = graphviz.Digraph("crash_windows", graph_attr={
@@ -83,7 +85,9 @@ def crash_windows(cells: Iterable[SweepCell] = (), *, occurrence: int = 1,
                 s.node(n, "", shape="point", width="0.05")
             if kind == "window":
                 verdict = verdicts.get(item)
-                label = f"{item}: {WHAT_IS_LEFT[item]}" + (f"\\n→ {verdict}" if verdict else "")
+                glyph = f"{OUTCOMES[verdict].glyph} " if verdict in OUTCOMES else ""
+                label = f"{item}: {WHAT_IS_LEFT[item]}" + (
+                    f"\\n→ {glyph}{verdict}" if verdict else "")
                 fill = UNKNOWN_FILL if item in ("W2", "W3", "W4") else "white"
                 s.node(names[3], label, shape="box", style="filled,rounded", fillcolor=fill,
                        color=COLOURS.get(verdict or "", "#7f8c8d"),
@@ -95,6 +99,7 @@ def crash_windows(cells: Iterable[SweepCell] = (), *, occurrence: int = 1,
                    color="#95a5a6", weight="10")
         if kind == "message":
             src, dst, label, _ = item
+            label = label.format(key_sent=key_sent)
             if src == dst:
                 g.node(names[src], label, shape="box", style="filled", fillcolor="#d6eaf8",
                        width="0", height="0")

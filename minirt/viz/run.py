@@ -2,7 +2,8 @@
 
 - :func:`state_diagram`: one node per :class:`~minirt.run.RunState` (terminal states
   double-circled, ``UNCERTAIN`` drawn as an amber octagon), one edge per entry of the transition
-  table labelled with its event (solid when the event is fenced by the incarnation, dashed when
+  table labelled with its event; a state's self-loops share one loop per style (fenced ones
+  below the state, the others above), one event per line, so their labels never overlap (solid when the event is fenced by the incarnation, dashed when
   not). A run's path is highlighted: the edges it took in colour and bold, numbered in the order
   it took them, the states it visited filled, the state it is in now outlined.
 - :class:`RunStepper`: a plain object holding a run's history as (event, run after it) pairs,
@@ -87,13 +88,28 @@ def state_diagram(path: Sequence[RunState] | None = None, *, highlight_run: Run 
             label += f"\\nrefused: {refused}"
             attrs.update(color=REFUSED_COLOUR, penwidth="3")
         g.node(state.name, label, **attrs)
+    loops: dict[tuple[RunState, bool], list[str]] = {}
     for (source, kind), target in TRANSITIONS.items():
+        if source is target:  # drawn below: one loop per (state, fenced), on its own side
+            loops.setdefault((source, kind in FENCED_EVENTS), []).append(kind)
+            continue
         attrs = {"label": kind, "style": "solid" if kind in FENCED_EVENTS else "dashed"}
         steps = taken.get((source, kind))
         if steps:
             attrs.update(label=f"{kind} ({', '.join(map(str, steps))})", color=PATH_COLOUR,
                          fontcolor=PATH_COLOUR, penwidth="2.5")
         g.edge(source.name, target.name, **attrs)
+    for (state, fenced), kinds in loops.items():
+        # A state's self-loops share one edge per style (its events one per line), fenced ones
+        # below the state and the others above: labels never sit on top of each other.
+        lines = [f"{k} ({', '.join(map(str, taken[(state, k)]))})" if (state, k) in taken
+                 else k for k in kinds]
+        side = "s" if fenced else "n"
+        attrs = {"label": "\\n".join(lines), "style": "solid" if fenced else "dashed",
+                 "tailport": side, "headport": side}
+        if any((state, k) in taken for k in kinds):
+            attrs.update(color=PATH_COLOUR, fontcolor=PATH_COLOUR, penwidth="2.5")
+        g.edge(state.name, state.name, **attrs)
     return render(g)
 
 

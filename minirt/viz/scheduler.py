@@ -27,7 +27,7 @@ import graphviz
 from ..journal import OUTCOME_KINDS
 from ..scheduler import Node, conflicts
 from ..store.base import Event
-from . import Diagram, render
+from . import Diagram, fit_svg, render
 
 WAVE_COLOURS = ("#bfdbfe", "#bbf7d0", "#fde68a", "#fbcfe8", "#ddd6fe", "#fed7aa")
 CONFLICT_COLOUR = "#dc2626"
@@ -112,7 +112,7 @@ class Gantt:
         self.bars = list(bars)
 
     def _repr_svg_(self) -> str:
-        return self.svg
+        return fit_svg(self.svg)  # scales to the output area; white under the dark text
 
     def __repr__(self) -> str:
         return f"Gantt({len(self.bars)} bars)"

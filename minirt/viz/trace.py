@@ -8,7 +8,9 @@
   says (executions in the provider's ledger, receipts in the journal).
 - :func:`heatmap` draws a :class:`~minirt.faults.SweepMatrix`: one row per scenario, one column
   per fault point, each cell coloured by the worst outcome over its occurrences and crash modes
-  (grey: the scenario never passes that point). Hover a cell for its counts.
+  (grey: the scenario never passes that point). Each outcome has its colour-blind-safe colour, a
+  fill pattern and a glyph (:data:`minirt.viz.OUTCOMES`), so no cell is told apart by colour
+  alone. Hover a cell for its counts.
 
 Plain SVG from data; deterministic text, so tests assert on it.
 """
@@ -21,10 +23,10 @@ from html import escape
 from ..faults import SweepMatrix
 from ..store.base import Store
 from ..trace import EffectReport, SpanRecord, incarnation_span_id, journal_spans, merge
+from . import OUTCOMES, OutcomeStyle, outcome_patterns
 from .budget import SVG
 
-COLOURS = {"clean": "#27ae60", "duplicate effect": "#c0392b", "lost effect": "#d35400",
-           "stuck": "#b7950b", "wrong result": "#8e44ad"}
+COLOURS = {name: style.colour for name, style in OUTCOMES.items()}
 SEVERITY = ("duplicate effect", "lost effect", "wrong result", "stuck", "clean")
 FILL = {"run": "#aab7b8", "incarnation": "#5dade2", "tool": "#48c9b0", "attempt": "#f5b041",
         "decision": "#a569bd", "step": "#a569bd", "wait": "#a569bd", "tool_rejected": "#ec7063"}
@@ -112,6 +114,15 @@ def _short(ref: str) -> str:
     return ref.removeprefix("minirt.scenarios.")
 
 
+def _swatch(x: float, y: float, w: float, h: float, style: OutcomeStyle) -> str:
+    """A rectangle in an outcome's colour with its pattern drawn over it."""
+    colour, pattern = style.colour, style.pattern
+    out = f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{colour}"/>'
+    if pattern:
+        out += f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="url(#{pattern})"/>'
+    return out
+
+
 def worst(outcomes: Iterable[str]) -> str:
     seen = set(outcomes)
     return next((o for o in SEVERITY if o in seen), "clean")
@@ -125,9 +136,9 @@ def heatmap(matrix: SweepMatrix, *, points: Sequence[str] | None = None,
     cols = list(points) if points is not None else matrix.points
     cell, left, top = 26, 300, 150
     width = max(left + cell * len(cols) + 120, 10 + 130 * len(COLOURS) + 20)
-    height = top + cell * len(rows) + 70
+    height = top + cell * len(rows) + 84
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="Helvetica, Arial, sans-serif" font-size="11">',
+           f'font-family="Helvetica, Arial, sans-serif" font-size="11">', outcome_patterns(),
            f'<text x="10" y="18" font-size="13">{escape(title or matrix.summary())}</text>']
     for j, point in enumerate(cols):
         cx = left + j * cell + cell / 2
@@ -143,18 +154,23 @@ def heatmap(matrix: SweepMatrix, *, points: Sequence[str] | None = None,
                 out.append(f'<rect x="{xx}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
                            f'fill="#f2f3f4"/>')
                 continue
-            bad = sum(n for o, n in counts.items() if o != "clean")
             tip = escape(f"{_short(ref)} at {point}: " + ", ".join(
                 f"{n} {o}" for o, n in sorted(counts.items())))
-            label = f'<text x="{xx + cell / 2 - 1:.1f}" y="{y + cell / 2 + 4:.1f}" ' \
-                    f'text-anchor="middle" fill="white">{bad}</text>' if bad else ""
-            out.append(f'<g><title>{tip}</title><rect x="{xx}" y="{y}" width="{cell - 2}" '
-                       f'height="{cell - 2}" fill="{COLOURS[worst(counts)]}"/>{label}</g>')
+            style = OUTCOMES[worst(counts)]
+            text = style.glyph  # the counts are in the tooltip
+            label = (f'<text x="{xx + cell / 2 - 1:.1f}" y="{y + cell / 2 + 4:.1f}" '
+                     f'text-anchor="middle" font-size="10" fill="{style.text}">{text}</text>')
+            out.append(f'<g><title>{tip}</title>' + _swatch(xx, y, cell - 2, cell - 2, style)
+                       + f'{label}</g>')
     ly = top + cell * len(rows) + 24
-    for k, (name, colour) in enumerate(COLOURS.items()):
-        out.append(f'<rect x="{10 + 130 * k}" y="{ly}" width="12" height="12" fill="{colour}"/>'
-                   f'<text x="{26 + 130 * k}" y="{ly + 10}">{escape(name)}</text>')
-    out.append(f'<text x="10" y="{ly + 34}" fill="#555">a number: cells (occurrences x modes) '
-               f'that were not clean; grey: the scenario never passes that point</text>')
+    for k, (name, style) in enumerate(OUTCOMES.items()):
+        out.append(_swatch(10 + 130 * k, ly - 2, 16, 16, style)
+                   + f'<text x="{10 + 130 * k + 8}" y="{ly + 10}" text-anchor="middle" '
+                   f'font-size="9" fill="{style.text}">{style.glyph}</text>'
+                   f'<text x="{30 + 130 * k}" y="{ly + 10}">{escape(name)}</text>')
+    out.append(f'<text x="10" y="{ly + 34}" fill="#555">each cell: the worst outcome over its '
+               f'occurrences and crash modes (hover for the counts);</text>'
+               f'<text x="10" y="{ly + 48}" fill="#555">grey: the scenario never passes that '
+               f'point</text>')
     out.append("</svg>")
     return SVG("\n".join(out))

@@ -2,7 +2,8 @@
 
 - :mod:`~minirt.world.ledger` — :class:`Ledger`, the authoritative count of effects
   (read by the oracle through :class:`minirt.idempotency.EffectLedger`)
-- :mod:`~minirt.world.payments` — :class:`PaymentProvider`, Stripe-like idempotency keys
+- :mod:`~minirt.world.payments` — :class:`StripePayments`, Stripe's idempotency keys and no
+  lookup (faithful to Stripe), and :class:`PaymentProvider`, the same plus a lookup by key
 - :mod:`~minirt.world.email` — :class:`EmailProvider`, no idempotency at all
 - :mod:`~minirt.world.booking` — :class:`BookingProvider`, dedup by client reference
 - :mod:`~minirt.world.faults` — faults a provider injects on demand
@@ -29,7 +30,7 @@ from .errors import (
     ResponseLost,
 )
 from .ledger import EffectLedger, Ledger
-from .payments import PaymentProvider
+from .payments import PaymentProvider, StripePayments
 from .tools import (
     book_tool,
     cancel_booking_tool,
@@ -41,6 +42,7 @@ from .tools import (
 __all__ = [
     "BookingProvider", "CardDeclined", "ChargeAlreadyRefunded", "EffectLedger", "EmailProvider",
     "IdempotencyKeyReused", "InvalidRequest", "Ledger", "NotFound", "PaymentProvider",
-    "ProviderError", "ProviderUnavailable", "RequestTimedOut", "ResponseLost", "book_tool",
+    "ProviderError", "ProviderUnavailable", "RequestTimedOut", "ResponseLost", "StripePayments",
+    "book_tool",
     "cancel_booking_tool", "charge_tool", "email_tool", "refund_tool",
 ]

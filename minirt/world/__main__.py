@@ -1,5 +1,7 @@
 """``python -m minirt.world serve --payments PATH [--email PATH] [--booking PATH]``.
 
+``--no-payments-lookup`` serves the Stripe-faithful payment provider (no lookup by key).
+
 Serves each given provider on its own port of 127.0.0.1 until SIGTERM, and writes the URLs as
 JSON (``{"payments": "http://127.0.0.1:PORT", ...}``) to ``--url-file`` once they listen (or
 prints them on stdout without one). The ledgers are the given SQLite files: kill the process,
@@ -26,6 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--booking", help="ledger file of the booking provider")
     s.add_argument("--retention-for", type=float, default=None,
                    help="seconds the payment provider keeps idempotency keys (default 86400)")
+    s.add_argument("--no-payments-lookup", action="store_true",
+                   help="serve the Stripe-faithful payment provider (no lookup by key)")
     s.add_argument("--url-file", help="write the URLs here as JSON once listening")
     args = parser.parse_args(argv)
     if not (args.payments or args.email or args.booking):
@@ -35,7 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         url_file = str(Path(tempfile.mkdtemp(prefix="minirt-world-")) / "urls.json")
         print(f"URLs will be in {url_file}", flush=True)
     serve_forever(url_file, payments=args.payments, email=args.email, booking=args.booking,
-                  retention_for=args.retention_for)
+                  retention_for=args.retention_for,
+                  payments_lookup=not args.no_payments_lookup)
     return 0
 
 

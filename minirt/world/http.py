@@ -5,8 +5,8 @@ free port); :func:`spawn_world` runs providers in a **separate process**
 (``python -m minirt.world serve``) so a drill can SIGKILL either side. JSON bodies; the payment
 endpoints take the ``Idempotency-Key`` header, as Stripe's do.
 
-The clients (:class:`PaymentClient`, :class:`EmailClient`, :class:`BookingClient`) have the same
-methods as the in-process providers, so the tools of :mod:`minirt.world.tools` take either. What
+The clients (:class:`StripeClient`, :class:`PaymentClient`, :class:`EmailClient`,
+:class:`BookingClient`) have the same methods as the in-process providers, so the tools of :mod:`minirt.world.tools` take either. What
 comes back over the wire is mapped once, here:
 
 ======================================= ===================================================
@@ -48,7 +48,7 @@ from .errors import (
     RequestTimedOut,
     ResponseLost,
 )
-from .payments import PaymentProvider
+from .payments import PaymentProvider, StripePayments
 from .provider import Provider
 
 # -- the server -----------------------------------------------------------------------------------
@@ -122,12 +122,14 @@ def _route(p: Provider, method: str, path: list[str], query: dict[str, str],
         return {"count": p.count(query["effect_key"], query.get("kind"))}
     if route == ("GET", "_ledger", "effects"):
         return {"effects": p.effects(query.get("kind"))}
-    if isinstance(p, PaymentProvider):
+    if isinstance(p, StripePayments):
         if route == ("POST", "v1", "charges"):
             return p.charge(key, body["amount_cents"], body["currency"], body["customer"])
         if route == ("POST", "v1", "refunds"):
             return p.refund(body["charge_id"], key)
-        if method == "GET" and path[:2] == ["v1", "idempotency"] and len(path) == 3:
+        # Only the teaching provider answers a lookup; Stripe has no such endpoint.
+        if (isinstance(p, PaymentProvider) and method == "GET"
+                and path[:2] == ["v1", "idempotency"] and len(path) == 3):
             return _found(p.lookup(path[2]))
     if isinstance(p, EmailProvider) and route == ("POST", "v1", "emails"):
         return p.send(body["to"], body["subject"], body["body"])
@@ -259,8 +261,8 @@ class _Client:
         return f"{type(self).__name__}({self.url!r}, timeout={self.timeout:g})"
 
 
-class PaymentClient(_Client):
-    """:class:`~minirt.world.payments.PaymentProvider`'s methods over HTTP."""
+class StripeClient(_Client):
+    """:class:`~minirt.world.payments.StripePayments`'s methods over HTTP (no lookup)."""
 
     provider_name = "payments"
 
@@ -274,14 +276,18 @@ class PaymentClient(_Client):
         return self._call("POST", "/v1/refunds", {"charge_id": charge_id}, op="refund",
                           key=idempotency_key)
 
+    @property
+    def retention_for(self) -> float:
+        return float(self.info()["retention_for"])
+
+
+class PaymentClient(StripeClient):
+    """:class:`~minirt.world.payments.PaymentProvider`'s methods over HTTP (with the lookup)."""
+
     def lookup(self, idempotency_key: str) -> dict[str, Any] | None:
         found = self._call("GET", f"/v1/idempotency/{quote(idempotency_key, safe='')}",
                            op="lookup", key=idempotency_key)
         return found["value"] if found["found"] else None
-
-    @property
-    def retention_for(self) -> float:
-        return float(self.info()["retention_for"])
 
 
 class EmailClient(_Client):
@@ -363,9 +369,12 @@ class WorldProcess:
 
 def spawn_world(url_file: str | Path, *, payments: str | Path | None = None,
                 email: str | Path | None = None, booking: str | Path | None = None,
-                retention_for: float | None = None, start_within: float = 20.0
-                ) -> WorldProcess:
-    """Start ``python -m minirt.world serve`` and wait (bounded) until it wrote ``url_file``."""
+                retention_for: float | None = None, payments_lookup: bool = True,
+                start_within: float = 20.0) -> WorldProcess:
+    """Start ``python -m minirt.world serve`` and wait (bounded) until it wrote ``url_file``.
+
+    ``payments_lookup=False`` serves the Stripe-faithful :class:`StripePayments` (no lookup).
+    """
     url_file = Path(url_file)
     url_file.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "minirt.world", "serve", "--url-file", str(url_file)]
@@ -374,6 +383,8 @@ def spawn_world(url_file: str | Path, *, payments: str | Path | None = None,
             cmd += [flag, str(path)]
     if retention_for is not None:
         cmd += ["--retention-for", str(retention_for)]
+    if not payments_lookup:
+        cmd += ["--no-payments-lookup"]
     err_path = url_file.with_name(url_file.name + ".stderr")
     with open(err_path, "wb") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
@@ -393,11 +404,13 @@ def spawn_world(url_file: str | Path, *, payments: str | Path | None = None,
 
 
 def serve_forever(url_file: str | Path, *, payments: str | None = None, email: str | None = None,
-                  booking: str | None = None, retention_for: float | None = None) -> None:
+                  booking: str | None = None, retention_for: float | None = None,
+                  payments_lookup: bool = True) -> None:
     """The body of ``python -m minirt.world serve``: serve until SIGTERM/SIGINT."""
     providers: list[Provider] = []
     if payments:
-        providers.append(PaymentProvider(payments, retention_for=retention_for or 86_400.0))
+        kind = PaymentProvider if payments_lookup else StripePayments
+        providers.append(kind(payments, retention_for=retention_for or 86_400.0))
     if email:
         providers.append(EmailProvider(email))
     if booking:
@@ -418,4 +431,5 @@ def serve_forever(url_file: str | Path, *, payments: str | None = None, email: s
 
 
 __all__ = ["BookingClient", "EmailClient", "OutcomeUnknown", "PaymentClient", "ServerHandle",
-           "WorldDidNotStart", "WorldProcess", "serve", "serve_forever", "spawn_world"]
+           "StripeClient", "WorldDidNotStart", "WorldProcess", "serve", "serve_forever",
+           "spawn_world"]

@@ -1,6 +1,19 @@
-"""A payment provider with Stripe-like idempotency keys.
+"""Payment providers with Stripe's idempotency keys: one faithful to Stripe, one with a lookup.
 
-What it copies from Stripe's documented behaviour (https://docs.stripe.com/idempotency), and
+Two classes, one idempotency layer:
+
+- :class:`StripePayments` is **faithful to Stripe**: charges and refunds under idempotency keys
+  and **no lookup by key**. Stripe offers none: a client whose answer was lost reconciles by
+  *resending the same key inside the retention window* (the saved answer comes back and nothing
+  is charged twice), or by searching its objects by metadata, which Stripe documents as lagging
+  ("data is searchable in under 1 minute", delayed during outages: https://docs.stripe.com/search).
+  Outside the window a resend is a new request and charges again.
+- :class:`PaymentProvider` is the same provider **plus** :meth:`PaymentProvider.lookup`, a read of
+  the response saved under a key. Some APIs do offer a read by the client's reference (the world's
+  booking provider models one); Stripe does not. The course uses it to teach "ask before you
+  resend"; lesson 04 runs both ways to reconcile side by side.
+
+What both copy from Stripe's documented behaviour (https://docs.stripe.com/idempotency), and
 nothing more:
 
 - the status and body of the first request made with a key are **saved once execution begins**,
@@ -18,7 +31,8 @@ transaction. So for every key within retention there is at most one charge, and 
 provider leaves either both or neither.
 
 Not copied: Stripe's handling of concurrent requests with one key (here they serialise on the
-ledger's write lock), API v2's "retry drives failed work to completion", and real money.
+ledger's write lock), API v2's "retry drives failed work to completion", search by metadata
+(neither class offers a search), and real money.
 """
 
 from __future__ import annotations
@@ -60,8 +74,12 @@ CREATE TABLE IF NOT EXISTS idempotency (
 Execute = Callable[[sqlite3.Connection, "str | None", dict[str, Any], float], dict[str, Any]]
 
 
-class PaymentProvider(Provider):
-    """Charges and refunds with idempotency keys (see the module docstring)."""
+class StripePayments(Provider):
+    """Charges and refunds with idempotency keys and no lookup, as Stripe's API v1 documents.
+
+    Reconcile a lost answer by resending the same key with the same parameters while the key is
+    retained (``retention_for``); past it, a resend charges again.
+    """
 
     name = "payments"
     schema = SCHEMA
@@ -96,19 +114,6 @@ class PaymentProvider(Provider):
         return self._serve("refund", idempotency_key,
                            lambda: self._idempotent("refund", idempotency_key, params,
                                                     self._refund_txn))
-
-    def lookup(self, idempotency_key: str) -> dict[str, Any] | None:
-        """The saved response of ``idempotency_key`` if it is still retained, else None.
-
-        A saved failure comes back as ``{"error": <record>}``. Read-only: looking up twice
-        changes nothing.
-        """
-        def read() -> dict[str, Any] | None:
-            with self.ledger.transaction() as db:
-                row = self._saved_txn(db, idempotency_key, self.clock.now())
-            return None if row is None else json.loads(row[3])
-
-        return self._serve("lookup", idempotency_key, read)
 
     def prune(self) -> int:
         """Delete every key older than the retention window; return how many. Idempotent."""
@@ -196,6 +201,27 @@ class PaymentProvider(Provider):
         return {"refund_id": refund_id, "charge_id": charge_id,
                 "amount": charge["amount_cents"], "currency": charge["currency"],
                 "status": "succeeded", "created_at": now}
+
+
+class PaymentProvider(StripePayments):
+    """:class:`StripePayments` plus a lookup by idempotency key, which Stripe does not offer.
+
+    The course's teaching provider for "look it up before you resend" (lesson 04 also runs the
+    faithful :class:`StripePayments`, reconciled by resending the same key instead).
+    """
+
+    def lookup(self, idempotency_key: str) -> dict[str, Any] | None:
+        """The saved response of ``idempotency_key`` if it is still retained, else None.
+
+        A saved failure comes back as ``{"error": <record>}``. Read-only: looking up twice
+        changes nothing.
+        """
+        def read() -> dict[str, Any] | None:
+            with self.ledger.transaction() as db:
+                row = self._saved_txn(db, idempotency_key, self.clock.now())
+            return None if row is None else json.loads(row[3])
+
+        return self._serve("lookup", idempotency_key, read)
 
 
 def _charge_problem(p: dict[str, Any]) -> str | None:

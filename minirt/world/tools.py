@@ -7,8 +7,8 @@ provider keeps keys) and, for a provider with neither keys nor lookup, ``deliver
 ========================== ============= ================= ==================================
 tool (default name)        effect        key sent           lookup / retention
 ========================== ============= ================= ==================================
-``charge_tool`` (charge)   keyed         ``call.effect_key`` by key / the provider's window
-``refund_tool`` (refund)   keyed         ``call.effect_key`` by key / the provider's window
+``charge_tool`` (charge)   keyed         ``call.effect_key`` by key if offered / the window
+``refund_tool`` (refund)   keyed         ``call.effect_key`` by key if offered / the window
 ``book_tool`` (book)       keyed         client_ref = key   by client_ref / forever
 ``cancel_booking_tool``    keyed         the booking id     booking status / forever
 ``email_tool`` (send_email) irreversible none               none: ``delivery`` decides
@@ -101,6 +101,17 @@ def _saved(body: dict[str, Any] | None) -> Lookup:
     return Lookup(True, body)
 
 
+def _lookup_of(provider: Any) -> Callable[[ToolCall], Lookup] | None:
+    """A lookup by ``call.effect_key`` if the provider offers one (Stripe does not), else None.
+
+    Without one the tool declares no lookup, and :data:`minirt.idempotency.reconcile_by_lookup`
+    reconciles a keyed tool by resending the same key within retention (escalating past it).
+    """
+    if not callable(getattr(provider, "lookup", None)):
+        return None
+    return lambda call: _saved(provider.lookup(call.effect_key))
+
+
 def _retention(provider: Any) -> float | None:
     value = getattr(provider, "retention_for", None)
     return None if value is None else float(value)
@@ -108,9 +119,11 @@ def _retention(provider: Any) -> float | None:
 
 def charge_tool(provider: Any, *, name: str = "charge", per_attempt_random_keys: bool = False,
                 limits: Limits | None = None) -> ProviderTool:
-    """Charge through a :class:`~minirt.world.payments.PaymentProvider` or ``PaymentClient``.
+    """Charge through a payment provider of :mod:`minirt.world.payments` or its HTTP client.
 
-    Sends ``call.effect_key`` as the idempotency key on every attempt and looks effects up by it.
+    Sends ``call.effect_key`` as the idempotency key on every attempt, and looks effects up by it
+    if the provider has a lookup (``PaymentProvider``; the Stripe-faithful ``StripePayments`` has
+    none, so an unknown outcome is reconciled by resending the same key within retention).
     With ``per_attempt_random_keys=True`` (wrong, for the lesson) each attempt sends a new UUID.
     """
     tool: ProviderTool
@@ -122,7 +135,7 @@ def charge_tool(provider: Any, *, name: str = "charge", per_attempt_random_keys:
             key, args.amount_cents, args.currency, args.customer))
 
     tool = ProviderTool(name, input_model=ChargeArgs, handler=handler, effect=EffectClass.KEYED,
-                        lookup=lambda call: _saved(provider.lookup(call.effect_key)),
+                        lookup=_lookup_of(provider),
                         retention_for=_retention(provider), limits=limits)
     return tool
 
@@ -139,7 +152,7 @@ def refund_tool(provider: Any, *, name: str = "refund", limits: Limits | None = 
                           lambda: provider.refund(args.charge_id, call.effect_key))
 
     tool = ProviderTool(name, input_model=RefundArgs, handler=handler, effect=EffectClass.KEYED,
-                        lookup=lambda call: _saved(provider.lookup(call.effect_key)),
+                        lookup=_lookup_of(provider),
                         retention_for=_retention(provider), limits=limits)
     return tool
 

@@ -90,6 +90,12 @@ def problems_in(name: str, nb: nbformat.NotebookNode, cells: list[dict[str, Any]
         for sq in rec.get("squeezed", []):
             add(f"a widget's output is squeezed to {sq['w']}px wide, so its text "
                 f"('{first_line(sq['text'])[:40]}') wraps into a column {sq['h']}px tall")
+        for s in rec.get("svgs", []):
+            if s.get("clip", 0) > 2:
+                add(f"a picture is {s['clip']}px wider than the output area: cut off on the right")
+            elif s.get("shrunk") and not s.get("viewbox"):
+                add(f"a picture {s['w']}px wide is shown {s.get('shown_w')}px wide without a "
+                    "viewBox to scale by: its right part is cut off")
         bad = [s for s in rec.get("svgs", []) if not s.get("ok")]
         if bad:
             add(f"{len(bad)} image/svg+xml output(s) did not decode as an image")

@@ -48,7 +48,13 @@ SNAPSHOT_JS = """async () => {
         }
         const shown = (img || svg) ? (img || svg).getBoundingClientRect() : null;
         const clip = shown ? Math.round(shown.right - area.getBoundingClientRect().right) : 0;
-        rec.svgs.push({ok, w, h, clip, in_widget: !!o.closest('.jupyter-widgets')});
+        // shrunk to fit, but with no viewBox to scale by: the SVG's right part is cut off
+        let source = '';
+        if (img) { try { source = decodeURIComponent(img.getAttribute('src') || ''); } catch (e) {} }
+        const viewbox = img ? /viewBox=/.test(source) : !!(svg && svg.getAttribute('viewBox'));
+        const shrunk = !!(shown && w > 0 && shown.width + 1 < w);
+        rec.svgs.push({ok, w, h, clip, viewbox, shrunk, shown_w: shown ? Math.round(shown.width) : 0,
+                       in_widget: !!o.closest('.jupyter-widgets')});
       }
       rec.stderr = [...area.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]')]
         .map(o => o.textContent.slice(0, 2000));

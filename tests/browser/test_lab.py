@@ -49,6 +49,11 @@ CANARY = [
     ("left = ipywidgets.Output()\nwith left:\n    print('a table that needs room to be read')\n"
      "ipywidgets.HBox([left, ipywidgets.HTML('<div style=\"width:3000px\">wide</div>')])",
      "squeezed"),
+    ("display({'image/svg+xml': '<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"3000\" '\n"
+     "          'height=\"20\"><text x=\"2900\" y=\"15\">cut</text></svg>'}, raw=True)",
+     "cut off"),
+    ("from minirt.viz.budget import SVG\nSVG('<svg xmlns=\"http://www.w3.org/2000/svg\" '\n"
+     "    'width=\"3000\" height=\"20\"><text x=\"2900\" y=\"15\">fits</text></svg>')", None),
     ("1 / 0", "raised ZeroDivisionError"),
     ("print('never reached')", "did not run"),
 ]
