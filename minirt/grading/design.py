@@ -84,7 +84,15 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(recorded|journaled|written|logged|persisted|saved|stored) before (the |each |every "
             r"|a |an )?(activity|tool|step|call|request|charge)",
             r"before (the |each |every |an? )?(activity|tool call|step) (runs|starts|executes|is "
-            r"(run|sent|executed))")),
+            r"(run|sent|executed))", r"\bintentions?\b", r"\bprior to\b", r"\bpre ?call\b",
+            r"\bpreceded by\b", r"\babout to (charge|pay|call|send|book)",
+            r"\b(gonna|going to) (charge|pay|call|send)", r"\btwo phase", r"\bphase one\b",
+            r"before (of |to )?(the )?(call|calling|do the call|dispatch|hitting|contacting|"
+            r"talking to|charging|paying|we (pay|charge|call|send)|it (runs|is sent|goes out)|"
+            r"(taking )?any action|calling out|the request (leaves|goes out))",
+            r"(journal|record|log|persist|save|store|writ|append|commit|checkpoint|note|jot|"
+            r"insert|register|guard)\w* (?:(?!result|response|output|receipt|outcome|answer|"
+            r"reply)[\w' ]){0,50}\bbefore\b")),
         Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
             r"(result|output|response|receipt|return value|outcome)s? (is |are )?(only )?"
             rf"{_VERB} (only )?(after|once|when)",
@@ -117,13 +125,21 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"effect )?keys?", r"same (idempotency |effect )?key (on|for|across|in|with) "
             r"(every|each|all)", r"same (one|value) (on|for|across|in|with) (all|every|each)",
             r"\beffect keys?\b", r"(order|business|invoice|payment) ?(id|"
-            r"number) as (the |an |our )?(idempotency |dedup\w* )?key")),
+            r"number) as (the |an |our )?(idempotency |dedup\w* )?key", r"\bderived? (from|of)\b",
+            r"(calculated|computed|coming|made|make|built|taken|formed) from (the )?(run|"
+            r"workflow|order|step|stream)", r"(order|run|workflow) (id|number) (like|as) (the "
+            r"|an |our )?(idempotency )?key", r"same (\w+ )?(every|each) (time|attempt|retry|try)",
+            r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)", r"(never|doesn't|"
+            r"does not|not) change\w* (on|between|across|for|in) (the )?(retries|attempts)",
+            r"(run|workflow|stream)( id)?\W{0,8}(and |plus )?(the )?(step|activity|sequence)",
+            r"(pure|deterministic) function of", r"\bderived keys?\b",
+            r"stays? (the )?same")),
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
             r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
             r"stored|journaled|persisted|saved|recorded|written)",
             r"(generated?|created?|minted?) once",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
-            r"alongside|next to)")),
+            r"alongside|next to)", r"\bstored (uuid|keys?|random)\b")),
         Term(Idempotency.CLIENT_REFERENCE, "provider lookup by client reference", (
             r"client (reference|ref|id)\b", r"reference (id|number|field)",
             r"(our|the|an|its) (own )?(order|merchant|external|invoice|business) (reference|"
@@ -152,9 +168,16 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"service)", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
                  r"status) (from|by)", r"check\w* (it |them )?(against|with|at) (the )?(provider|"
                  r"stripe|api|psp|processor)", r"(get|fetch|retrieve|read)\w* .{0,25}(idempotency "
-                 r"key|by (its |the )?key)"), unguarded=(
+                 r"key|by (its |the )?key)", r"\b(ask|asks|asking|query|queries|check|checks|"
+                 r"consult|consults|verif\w*|interrogat\w*) (\w+ ){0,3}(the )?(provider|stripe|"
+                 r"psp|payment service|processor)", r"(find|finds|retrieve\w*|fetch\w*|look for|"
+                 r"search for|searches) (a |the )?(charge|payment)", r"search (the )?(provider|"
+                 r"charges|payments)", r"(with|at|in) the (provider|psp|stripe) (by|with|using) "
+                 r"(the |that |its )?(key|id|reference)"), unguarded=(
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
-                 r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",)),
+                 r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",
+                 r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before) .{0,40}(ask|"
+                 r"quer|check|look)")),
         Term(Resume.BLIND_RETRY, "blind retry of unfinished steps", (
             r"blind\w*", r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|"
             r"re ?submit|re ?do)\w* (all |any |every |each |the |those |its |that )?"
@@ -165,7 +188,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"restart (the run|from)", r"(call|send|run) (it |the api |the tool )?again",
             r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|re ?submit)\w* from "
             r"(the )?(last|latest|start|beginning|top)",
-            r"at least once")),
+            r"at least once", r"\bre ?(try|send)(ing|s)?\b", r"\bredeliver\w*",
+            r"\brun (the whole thing|everything|it all) again")),
         Term(Resume.FAIL_AND_COMPENSATE, "mark failed and compensate", (
             r"compensat", r"refund", r"roll ?back", r"\bsaga", r"\bundo", r"\babort",
             r"(mark|marks|set)\w* (the )?(run )?(as )?fail", r"fail (the run|it)\b",
@@ -178,7 +202,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
 }
 
 #: A field naming this many different choices is read as a list of words, not a design.
-SOUP = {"checkpoint": 4, "idempotency": 3, "resumeProtocol": 4}
+SOUP = {"checkpoint": 3, "idempotency": 3, "resumeProtocol": 4}
 _KEYS = (Idempotency.DERIVED_KEY, Idempotency.STORED_KEY)
 _IDEM_KEY = r"(idempotency|dedup\w*|effect) keys?"
 
@@ -213,17 +237,34 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"payment|booking|order)"),
     "stuck": (r"stuck", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
               r"blocked", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
-              r"unknown (state|outcome)", r"on ?call"),
+              r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
+              r"someone (has|must|needs) to", r"\bpaged\b", r"must (verify|decide|check)",
+              r"nobody can (know|tell|settle)"),
     "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
               r"unrefunded", r"charged (but|without|although|yet)", r"inconsistent"),
-    "limit": (r"retention", r"\bprun", r"expir", r"\b24 ?h", r"24 hours", r"forgets?",
-              r"key window"),
+    "limit": (r"retention", r"\bprun", r"expir", r"\b24 ?h", r"24 hours", r"forg[eo]t",
+              r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
+              r"known|proven) automatically"),
     "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
              r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
              r"(two|2|more) (journal )?(writes|fsyncs|round trips)", r"write amplification",
              r"expensive", r"\bwork (is |gets )?(lost|redone|repeated)",
-             r"\b(redo|redoes|lose|loses|repeat|repeats|re runs?) (up to )?[\w ]{0,20}\bwork\b"),
+             r"\b(redo|redoes|lose|loses|repeat|repeats|re runs?) (up to )?[\w ]{0,20}\bwork\b",
+             r"\b(one|1|an?|two|2) (more|extra|additional|second) \w+",
+             r"(more|extra|additional) (\w+ )?(writes?|commits?|inserts?|fsyncs?|flush\w*|"
+             r"requests?|lookups?|search\w*|api calls?|calls?|round ?trips?|tables?|events?|"
+             r"rows?|process\w*|moving parts)",
+             r"(writes?|commits?|fsyncs?|inserts?|lookups?|requests?|search\w*|round ?trips?|"
+             r"events?|rows?|api calls?) (per|for (each|every)|each|every|instead of)\b",
+             r"\bper (call|payment|charge|tool call|activity|intent|open intent|step)\b",
+             r"\bslower\b", r"\bmore slow\b", r"\bwaits? for (a |one |the )?(\w+ )?(disk|fsync|"
+             r"flush|commit|write)", r"\b(grows?|growth)\b", r"\bcompact", r"moving parts",
+             r"(requires|depends on|depend on|only works with|needs|relies on|rely on) (a |the "
+             r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
+             r"\ba relay\b", r"\b(search|lookup|api) (call|request)s?\b",
+             r"\b1 (more |extra )?(write|fsync|commit|lookup|request|round ?trip)",
+             r"(writes?|commits?|fsyncs?|lookups?|requests?) more\b"),
 }
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
@@ -244,7 +285,8 @@ WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
 _NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesnt", "isn't",
              "aren't", "cannot", "can't", "nor", "neither", "avoid", "avoids", "avoiding",
              "skip", "skips", "instead", "rather", "nothing", "prevent", "prevents",
-             "prevented", "preventing", "eliminates", "eliminate", "out", "against"}
+             "prevented", "preventing", "eliminates", "eliminate", "out", "against",
+             "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits"}
 _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
                            r"eliminated)\b")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
@@ -258,9 +300,24 @@ def normalise(text: str) -> str:
     return re.sub(r"[ \t]+", " ", t).strip()
 
 
+#: Negators that belong to a noun phrase ("rows with no reply are reconciled"): their scope
+#: ends at the next auxiliary, so they do not negate the verb after it.
+_DETERMINERS = {"no", "without", "nothing", "none", "nobody"}
+_AUXILIARIES = {"is", "are", "was", "were", "be", "been", "gets", "get", "has", "have", "will",
+                "then", "and", "we", "it", "they"}
+
+
 def _negated(text: str, start: int, window: int = 3) -> bool:
-    clause = _CLAUSE.split(text[:start])[-1]
-    return bool(_NEGATORS & set(clause.split()[-window:]))
+    """True when a negator scopes over the match at ``start``: one of the last ``window`` words
+    of its clause (``_NEGATORS`` or any word ending in "n't"), unless it is a determiner ("no",
+    "without") whose noun phrase ended before the match (an auxiliary lies between)."""
+    words = _CLAUSE.split(text[:start])[-1].split()[-window:]
+    for i, w in enumerate(words):
+        if w in _NEGATORS or w.endswith("n't"):
+            if w in _DETERMINERS and _AUXILIARIES & set(words[i + 1:]):
+                continue
+            return True
+    return False
 
 
 def _first(text: str, patterns: tuple[str, ...], guarded: bool = True) -> re.Match[str] | None:
@@ -280,6 +337,7 @@ class Reading:
     choice: str | None = None
     evidence: str = ""  # the phrase that decided the choice
     problem: str = ""  # why there is no choice (empty when there is one)
+    notes: tuple[str, ...] = ()  # contradictions found inside the field (the choice stands)
 
     @property
     def label(self) -> str:
@@ -291,8 +349,110 @@ def terms_of(field_name: str) -> str:
     return "; ".join(f"'{t.label}'" for t in VOCABULARY[field_name])
 
 
+#: Qualifiers that undo a mechanism the vocabulary found: field -> (pattern, the choice the
+#: answer really describes, why). A qualifier counts only when it is not itself negated
+#: ("not only in memory"); when it changes the reading, the grade names both phrases.
+_RESULTISH = r"(?<!result )(?<!response )(?<!outcome )(?<!completion )(?<!receipt )"
+QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "checkpoint": (
+        (r"nothing (is |gets )?(written|persisted|saved|stored|journaled|recorded|committed) "
+         r"(to disk |durably )?before", Checkpoint.RESULT_ONLY, "nothing is written before the "
+         "call"),
+        (r"(never|not|don't|do not|doesn't|does not) (write|record|persist|journal|save|store|"
+         r"commit)\w* (anything|it|the intent|an intent|a row)? ?(before|until) (the |a |it )?"
+         r"(call|provider|response|result|charge|answer|request|returns)",
+         Checkpoint.RESULT_ONLY, "nothing is written before the call returns"),
+        (r"(not|never|n't|isn't) (\w+ ){0,2}(recorded|written|journaled|persisted|saved|stored|"
+         r"committed|inserted) until", Checkpoint.RESULT_ONLY, "the intent is written only after "
+         "the call"),
+        (r"\bonly (after|once|when) (the |it |its |a )?(provider|call|charge|response|result|api|"
+         r"payment|request|answer|it)\w*", Checkpoint.RESULT_ONLY, "the intent is written only "
+         "after the call"),
+        (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (anything |it |the "
+         r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
+         "the call"),
+        (r"fail(s|ed)? to (record|write|journal|persist|save|store) the intent",
+         Checkpoint.RESULT_ONLY, "the intent is not recorded"),
+        (r"(intent|intention|row|record)\w* (lives?|stays?|is kept|are kept|is held|are held) "
+         r"(only )?in (\w+ ){0,2}memory until", Checkpoint.RESULT_ONLY, "the intent is held in "
+         "memory until the call returns"),
+        (r"in memory until (the )?(result|response|answer|call|charge|provider)",
+         Checkpoint.RESULT_ONLY, "held in memory until the call returns"),
+        (_RESULTISH + r"\b(intent|outbox row|row|entry|event|record)s? (is |are )?(only )?"
+         r"(inserted|written|appended|recorded|journaled|persisted|saved|committed|stored) "
+         r"(only )?(after|once) (the )?(provider|call|charge|api|request|response|payment)",
+         Checkpoint.RESULT_ONLY, "the row is written after the call"),
+        (r"(only|purely|just|kept|held|lives?) in (\w+ ){0,3}memory", Checkpoint.NONE,
+         "state held only in memory"),
+        (r"in (an? )?(in )?memory (list|dict|map|array|buffer|queue|object)", Checkpoint.NONE,
+         "an in-memory structure"),
+        (r"in a python (dict|list|object|variable)", Checkpoint.NONE, "a Python object"),
+        (r"(written|persisted|saved|stored|journaled) nowhere", Checkpoint.NONE,
+         "written nowhere"),
+        (r"nothing (is |gets )?(written|persisted|saved|stored|journaled)( to disk| anywhere)?"
+         r"(?! before)", Checkpoint.NONE, "nothing is written"),
+        (r"(lost|gone|wiped) (when|if) the (process|worker|machine|pod|container) (dies|crashes|"
+         r"restarts|exits|stops)", Checkpoint.NONE, "lost when the process dies"),
+        (r"(never|not) (hits|touches|reaches|goes to|written to) (the )?disk", Checkpoint.NONE,
+         "never reaches disk"),
+    ),
+    "idempotency": (
+        (r"(fresh|new|random|unique|different)\w* .{0,40}\b(on|per|for|with|at|in) (every|each) "
+         r"(retry|retries|attempt|try|delivery|redelivery|send|request|resend)",
+         Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"(each|every|per) (retry|attempt|try|delivery|redelivery|resend)\w*,? (we |it )?"
+         r"(gets? |has |have |uses? |generates? |makes? |creates? |mints? )?(its own|(a |an )?"
+         r"(new|fresh|different|random)|regenerat)", Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
+         Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
+        (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "the attempt number is part of the key"),
+        (r"\b(timestamp|current time|time\.time|now\(\))", Idempotency.RANDOM_PER_ATTEMPT,
+         "the current time is part of the key"),
+        (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*)( it| the "
+         r"key| them)? (to|with|in) (the )?(provider|psp|stripe|api|request|charge)",
+         Idempotency.NONE, "the key is never sent to the provider"),
+        (r"(provider|psp|stripe|api) (does not|doesn't|never|does never) (receive|see|get)s?",
+         Idempotency.NONE, "the provider never receives the key"),
+        (r"(never|not) (sent|send)\b(?! (a |the )?(new|fresh|random|different))",
+         Idempotency.NONE, "the key is never sent"),
+        (r"(stored|kept|saved) (\w+ ){0,3}(in|to) our (own )?(journal|db|database|store|table) "
+         r"only|only in our (own )?(journal|db|database|store)", Idempotency.NONE,
+         "the key stays in our own journal"),
+    ),
+    "resumeProtocol": (),
+}
+#: The mechanism a qualifier may undo (a qualifier about memory does not undo "none").
+_UNDOES: dict[tuple[str, str], set[str]] = {
+    ("checkpoint", Checkpoint.RESULT_ONLY): {Checkpoint.INTENT_AND_RESULT},
+    ("checkpoint", Checkpoint.NONE): {Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY,
+                                      Checkpoint.SNAPSHOT},
+    ("idempotency", Idempotency.RANDOM_PER_ATTEMPT): {
+        Idempotency.DERIVED_KEY, Idempotency.STORED_KEY, Idempotency.CLIENT_REFERENCE},
+    ("idempotency", Idempotency.NONE): {Idempotency.DERIVED_KEY, Idempotency.STORED_KEY}}
+#: Fewer words than this in a field, and it is a label, not a description.
+MIN_WORDS = 4
+
+
+def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
+    """The first qualifier of ``field_name`` in ``t`` that is not itself negated."""
+    for pattern, choice, why in QUALIFIERS.get(field_name, ()):
+        for m in re.finditer(pattern, t):
+            first = m.group(0).split()[0]
+            if first in _NEGATORS or first.endswith("n't") or not _negated(t, m.start(), 2):
+                return str(choice), m.group(0), why
+    return None
+
+
 def read_field(field_name: str, text: str) -> Reading:
-    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not."""
+    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
+
+    The vocabulary finds candidate mechanisms (negation scoped per clause); a field naming
+    several incompatible ones is a contradiction, not a design; a qualifier that undoes the
+    mechanism found ("but only after", "kept in memory", "a new key on each retry", "never sent")
+    decides, and the reading notes which phrase undid which; a label of fewer than
+    :data:`MIN_WORDS` words is not read as a design.
+    """
     t = normalise(text)
     if not t:
         return Reading(field_name, text, problem=f"{field_name} is empty")
@@ -301,27 +461,68 @@ def read_field(field_name: str, text: str) -> Reading:
         m = _first(t, term.patterns) or _first(t, term.unguarded, guarded=False)
         if m is not None:
             hits.append((rank, m.start(), term, m.group(0)))
-    if len({h[2].choice for h in hits}) >= SOUP[field_name]:
+    choices = {h[2].choice for h in hits}
+    if len(choices) > 1 and Idempotency.CLIENT_REFERENCE in choices:
+        choices.discard(Idempotency.NONE)  # "no idempotency key: a client reference" is one
+        hits = [h for h in hits if h[2].choice in choices]
+    if len(choices) >= SOUP[field_name]:
         named = "; ".join(f"'{h[2].label}'" for h in hits)
-        return Reading(field_name, text, problem=f"{field_name} names {len(hits)} different "
-                                                  f"mechanisms ({named}); say which one your "
-                                                  "design uses")
+        return Reading(field_name, text, problem=f"[contradiction] {field_name} names "
+                                                  f"{len(hits)} different mechanisms that "
+                                                  f"exclude each other ({named}); say which "
+                                                  "one your design uses")
+    vague = next((v for v in VAGUE if re.search(rf"\b{re.escape(v)}\b", t)), None)
+    short = len(t.split()) < MIN_WORDS
+    if short and vague:
+        hits = []  # "retry on failure" names a word of the vocabulary, and says what, not how
+    if hits and short and choices != {"none"}:  # "No idempotency key." is a whole answer
+        return Reading(field_name, text, problem=f"{field_name} names '{hits[0][3]}' but does "
+                                                  f"not say how it "
+                                                  f"works (only {len(t.split())} word(s)): "
+                                                  f"{QUESTIONS[field_name]}")
     if hits:
         if field_name == "resumeProtocol":  # a lookup decides; else the first action named
             lookup = [h for h in hits if h[2].choice is Resume.REPLAY_AND_LOOKUP]
             rank, _, term, phrase = lookup[0] if lookup else min(hits, key=lambda h: h[1])
+            blind = _first(t, (r"\bblind\w*",))
+            if lookup and blind:
+                return Reading(field_name, text, problem=f"[contradiction] resumeProtocol "
+                                                          f"says both '{phrase}' and "
+                                                          f"'{blind.group(0)}': a resend "
+                                                          "either waits for the lookup or "
+                                                          "it does not")
         else:
             rank, _, term, phrase = min(hits, key=lambda h: h[0])
             ref = [h for h in hits if h[2].choice is Idempotency.CLIENT_REFERENCE]
             if ref and term.choice in _KEYS and not _first(t, (_IDEM_KEY,)):
                 rank, _, term, phrase = ref[0]  # a reference built from run + step, not a key
+        undo = _qualifier(field_name, t)
+        if undo and undo[0] != term.choice and term.choice in _UNDOES.get((field_name, undo[0]), ()):
+            choice, qphrase, why = undo
+            label = next(x.label for x in VOCABULARY[field_name] if x.choice == choice)
+            return Reading(field_name, text, choice, qphrase, notes=(
+                f"[contradiction] {field_name}: '{phrase}' names '{term.label}', but "
+                f"'{qphrase}' undoes it ({why}): read as '{label}'",))
         return Reading(field_name, text, str(term.choice), phrase)
-    vague = next((v for v in VAGUE if re.search(rf"\b{re.escape(v)}\b", t)), None)
+    undo = _qualifier(field_name, t)
+    if undo and not (short and vague):
+        return Reading(field_name, text, undo[0], undo[1])
     hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
     said = (f"'{vague}' says what, not how" if vague else hint or
             "no mechanism of the vocabulary is named")
     return Reading(field_name, text, problem=f"{field_name}: {said}. A concrete answer names "
                                               f"one of: {terms_of(field_name)}")
+
+
+#: What a field must answer, asked when an answer is too short to read.
+QUESTIONS = {
+    "checkpoint": "say WHEN the run's progress is written durably, relative to the tool call "
+                  "(before it, after it, periodically, never)",
+    "idempotency": "say what the key or reference is MADE OF and whether it changes between "
+                   "attempts",
+    "resumeProtocol": "say what a resumed run DOES with a call that was sent but whose result "
+                      "was never recorded",
+}
 
 
 # -- the structured form ------------------------------------------------------------------------
@@ -465,6 +666,26 @@ def contradictions(d: Design) -> list[str]:
     if d.resume is Resume.REPLAY_AND_LOOKUP and d.idempotency is Idempotency.RANDOM_PER_ATTEMPT:
         out.append("[contradiction] the lookup asks for the operation's key, but every attempt "
                    "sent a fresh random key: the provider never saw the key it is asked about")
+    return out
+
+
+def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
+    """What the failureMode/tradeOff says about the design that another field denies."""
+    out = []
+    t = normalise(failure)
+    idem = readings.get("idempotency")
+    if idem is not None and idem.choice in (*_KEYS, Idempotency.CLIENT_REFERENCE) and t:
+        said = read_field("idempotency", failure)
+        if said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
+            out.append(f"[contradiction] your failure mode says '{said.evidence}', but your "
+                       f"idempotency field says '{idem.evidence}' ({idem.label})")
+    cp = readings.get("checkpoint")
+    if cp is not None and cp.choice not in (None, Checkpoint.NONE) and t:
+        none = next(x for x in VOCABULARY["checkpoint"] if x.choice is Checkpoint.NONE)
+        m = _first(t, none.unguarded, guarded=False)
+        if m is not None:
+            out.append(f"[contradiction] your failure mode says '{m.group(0)}', but your "
+                       f"checkpoint field says '{cp.evidence}' ({cp.label})")
     return out
 
 
@@ -661,16 +882,23 @@ def grade_design_outline(outline: Any) -> DesignGrade:
     runnable = len(readings) == 3 and all(r.choice for r in readings.values())
     props = {"level1": level1, "no_duplicate": False, "no_lost_or_stuck": False,
              "failure_consistent": False}
+    inner = [r.problem for r in readings.values() if r.problem.startswith("[contradiction]")]
+    inner += [n for r in readings.values() for n in r.notes] + across_fields(readings, failure)
+    outcomes = sorted(claims.named & {"duplicate", "lost", "stuck", "wrong"})
+    if len(outcomes) >= 3:
+        inner.append(f"[contradiction] your failure mode names {', '.join(outcomes)} at once: "
+                     "one design does not fail in every way; say which happens, where")
     if not runnable:
+        feedback += [n for n in inner if not any(n in f for f in feedback)]
         feedback.append("[level-2] not run: the design cannot be built until every field names "
                         "a mechanism of the vocabulary")
         return DesignGrade(False, sum(props.values()) / 4, feedback, readings, None,
-                           properties=props)
+                           contradictions=inner, properties=props)
     d = Design(Checkpoint(readings["checkpoint"].choice),
                Idempotency(readings["idempotency"].choice),
                Resume(readings["resumeProtocol"].choice))
     cells = design_matrix(d)
-    clash = contradictions(d)
+    clash = inner + contradictions(d)
     feedback += [f"[interpreted] {r.field} = {r.label} (from '{r.evidence}')"
                  for r in readings.values()] + clash
     bad = [c for c in cells if not c.ok]
