@@ -92,7 +92,20 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(taking )?any action|calling out|the request (leaves|goes out))",
             r"(journal|record|log|persist|save|store|writ|append|commit|checkpoint|note|jot|"
             r"insert|register|guard)\w* (?:(?!result|response|output|receipt|outcome|answer|"
-            r"reply)[\w' ]){0,50}\bbefore\b")),
+            r"reply)[\w' ]){0,50}\bbefore\b", r"\boutbox\b",
+            r"\bbefore (\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
+            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*)\b",
+            r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
+            r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
+            r"before (the |each |every |an? |any )?(activity|tool call|step|call|request|charge|"
+            r"payment|http call|api call) (runs|starts|begins|executes|leaves|goes out|is (run|"
+            r"sent|started|executed|made|issued|invoked|dispatched))",
+            r"only then (does|do|is|are) (the )?(\w+ )?(request|call|charge)",
+            r"(intent|row|record|entry)\w* (is |gets )?(committed|written|journaled|persisted|"
+            r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
+            r"(intent|pending|planned)"), unguarded=(
+            r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
+            r"record|row|entry|commit)",)),
         Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
             r"(result|output|response|receipt|return value|outcome)s? (is |are )?(only )?"
             rf"{_VERB} (only )?(after|once|when)",
@@ -173,7 +186,11 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"psp|payment service|processor)", r"(find|finds|retrieve\w*|fetch\w*|look for|"
                  r"search for|searches) (a |the )?(charge|payment)", r"search (the )?(provider|"
                  r"charges|payments)", r"(with|at|in) the (provider|psp|stripe) (by|with|using) "
-                 r"(the |that |its )?(key|id|reference)"), unguarded=(
+                 r"(the |that |its )?(key|id|reference)", r"\bget (endpoint|request)\b",
+                 r"(provider|stripe|psp|processor|gateway)'?s? (get|lookup|search|status) "
+                 r"(endpoint|api|call)", r"(provider|stripe|psp|processor|gateway) (is |gets |are )?"
+                 r"(asked|queried|checked|consulted)", r"\b(ask|query|check|consult)\w* (the )?"
+                 r"gateway"), unguarded=(
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
                  r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",
                  r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before) .{0,40}(ask|"
@@ -226,7 +243,7 @@ VAGUE = ("save the state", "persist the state", "store the state", "use a databa
 
 #: What a failureMode / tradeOff names: outcome categories, limits and costs.
 CLAIMS: dict[str, tuple[str, ...]] = {
-    "duplicate": (r"duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"twice",
+    "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"twice",
                   r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
                   r"more than once", r"charg\w* again", r"\bre ?charg"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
@@ -296,6 +313,7 @@ _CLAUSE = re.compile(r"[.;:!?,()\n]| but | so | whereas | while ")
 def normalise(text: str) -> str:
     """Lower case; hyphens, slashes, underscores, arrows and '+' as spaces; one space."""
     t = text[:MAX_CHARS].lower().replace("\u2019", "'")
+    t = re.sub(r"\s*(->|=>|\u2192)\s*", "; ", t)  # an arrow separates two clauses
     t = re.sub(r"[-_/+=>\u2192\u2013\u2014*`\"]", " ", t).replace("&", " and ")
     return re.sub(r"[ \t]+", " ", t).strip()
 
@@ -374,7 +392,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"fail(s|ed)? to (record|write|journal|persist|save|store) the intent",
          Checkpoint.RESULT_ONLY, "the intent is not recorded"),
         (r"(intent|intention|row|record)\w* (lives?|stays?|is kept|are kept|is held|are held) "
-         r"(only )?in (\w+ ){0,2}memory until", Checkpoint.RESULT_ONLY, "the intent is held in "
+         r"(only )?in ([\w']+ ){0,2}memory until", Checkpoint.RESULT_ONLY, "the intent is held in "
          "memory until the call returns"),
         (r"in memory until (the )?(result|response|answer|call|charge|provider)",
          Checkpoint.RESULT_ONLY, "held in memory until the call returns"),
@@ -382,7 +400,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"(inserted|written|appended|recorded|journaled|persisted|saved|committed|stored) "
          r"(only )?(after|once) (the )?(provider|call|charge|api|request|response|payment)",
          Checkpoint.RESULT_ONLY, "the row is written after the call"),
-        (r"(only|purely|just|kept|held|lives?) in (\w+ ){0,3}memory", Checkpoint.NONE,
+        (r"(only|purely|just|kept|held|lives?) in ([\w']+ ){0,3}(memory|ram)\b", Checkpoint.NONE,
          "state held only in memory"),
         (r"in (an? )?(in )?memory (list|dict|map|array|buffer|queue|object)", Checkpoint.NONE,
          "an in-memory structure"),
@@ -397,8 +415,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "never reaches disk"),
     ),
     "idempotency": (
-        (r"(fresh|new|random|unique|different)\w* .{0,40}\b(on|per|for|with|at|in) (every|each) "
-         r"(retry|retries|attempt|try|delivery|redelivery|send|request|resend)",
+        (r"(fresh|new|random|unique|different)\w* .{0,40}\b(per|(on|for|with|at|in) (every|"
+         r"each)) (retry|retries|attempt|try|delivery|redelivery|send|request|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
         (r"(each|every|per) (retry|attempt|try|delivery|redelivery|resend)\w*,? (we |it )?"
          r"(gets? |has |have |uses? |generates? |makes? |creates? |mints? )?(its own|(a |an )?"
@@ -439,7 +457,7 @@ def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
     for pattern, choice, why in QUALIFIERS.get(field_name, ()):
         for m in re.finditer(pattern, t):
             first = m.group(0).split()[0]
-            if first in _NEGATORS or first.endswith("n't") or not _negated(t, m.start(), 2):
+            if first in _NEGATORS or first.endswith("n't") or not _negated(t, m.start(), 4):
                 return str(choice), m.group(0), why
     return None
 
