@@ -50,6 +50,15 @@ FIELDS = ("checkpoint", "idempotency", "resumeProtocol")
 FAILURE_FIELDS = ("failureMode", "tradeOff")
 MAX_CHARS = 4000  # longer answers are read up to here
 
+#: What the drill's answer and plain cells may use when the learner's code runs out of kernel
+#: (minirt.course.sandbox). The typed outline and its choices, the vocabulary table, the
+#: exercise-2 outline (text the learner must read) and :func:`learner_grade` (the grader, with
+#: the exercise-2 design's sweep withheld). Not :func:`grade_design_outline`,
+#: :func:`duplicate_windows`, :func:`design_matrix` or any ``check_*``: each would hand over
+#: the prediction's answer or run the hidden checks.
+LEARNER_API = ("DesignOutline", "CheckpointChoice", "IdempotencyChoice", "ResumeChoice",
+               "PREDICT_OUTLINE", "vocabulary_table", "learner_grade", "for_review")
+
 
 @dataclass(frozen=True)
 class Term:
@@ -984,6 +993,55 @@ def check_no_lost_or_stuck(design_outline: Any) -> list[str]:
 def check_failure_mode(design_outline: Any) -> list[str]:
     """The failureMode/tradeOff agrees with what the sweep of the learner's own design shows."""
     return _check(design_outline, "failure_consistent", "failure-mode")
+
+
+_TAG = re.compile(r"^\[[\w-]+\] ")
+
+
+def check_passed(design_outline: Any) -> list[str]:
+    """The whole outline passes: concrete, clean in the sweep, a true failure mode, and no
+    contradiction between or inside its fields (a keyword-stuffed outline fails here)."""
+    out, err = _call(design_outline)
+    if err:
+        return [f"[design] {err}"]
+    grade = grade_design_outline(out)
+    if grade.contradictions:
+        first = _TAG.sub("", grade.contradictions[0])
+        return [f"[design] your outline contradicts itself: {first}"]
+    if not grade.passed:
+        failed = [k for k, v in grade.properties.items() if not v]
+        return [f"[design] not passed ({', '.join(failed)}): {grade.why(failed[0])}"]
+    return []
+
+
+def for_review(outline: Any) -> str:
+    """The outline's free text, laid out for an instructor's manual grading (rubric in the
+    drill): each field as written, how it was read, and the failure mode. Never raises."""
+    readings, failure, problems = read_outline(outline)
+    lines = ["designOutline(), for review:"]
+    for name in FIELDS:
+        r = readings.get(name)
+        if r is None:
+            lines.append(f"- {name}: (missing)")
+            continue
+        read = f"read as '{r.label}'" if r.choice else "not read"
+        lines.append(f"- {name} ({read}): {r.text}")
+    lines.append(f"- failureMode/tradeOff: {failure or '(missing)'}")
+    return "\n".join(lines + [f"  note: {p}" for p in problems])
+
+
+def learner_grade(outline: Any) -> DesignGrade:
+    """:func:`grade_design_outline` as the learner's own cells may call it out of kernel: the
+    same grade, except that for the design of exercise 2 (:data:`PREDICT_OUTLINE`) the sweep
+    cells are withheld, so the grader cannot be asked for the prediction's answer."""
+    grade = grade_design_outline(outline)
+    if grade.design is not None and grade.design == grade_design_outline(PREDICT_OUTLINE).design:
+        return DesignGrade(grade.passed, grade.score, [
+            f for f in grade.feedback if not f.startswith(("[sweep]", "[failure-mode]"))] + [
+            "[sweep] withheld: this is the design of exercise 2; record your prediction, then "
+            "the graded cell runs it"], grade.readings, grade.design, (), grade.contradictions,
+            grade.properties)
+    return grade
 
 
 #: The flawed design of the drill's "predict, then run" exercise.
