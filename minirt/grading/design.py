@@ -155,7 +155,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"does not|not) change\w* (on|between|across|for|in) (the )?(retries|attempts)",
             r"(run|workflow|stream)( id)?\W{0,8}(and |plus )?(the )?(step|activity|sequence)",
             r"(pure|deterministic) function of", r"\bderived keys?\b",
-            r"stays? (the )?same")),
+            r"stays? (the )?same", r"same (for|on|in|across) (all |every |each )?(the )?(tries|"
+            r"retries|attempts|retry|attempt|try)\b", r"(order|run|workflow) (number|id) plus "
+            r"(the )?step")),
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
             r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
             r"stored|journaled|persisted|saved|recorded|written)",
@@ -199,7 +201,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"(provider|stripe|psp|processor|gateway)'?s? (get|lookup|search|status) "
                  r"(endpoint|api|call)", r"(provider|stripe|psp|processor|gateway) (is |gets |are )?"
                  r"(asked|queried|checked|consulted)", r"\b(ask|query|check|consult)\w* (the )?"
-                 r"gateway"), unguarded=(
+                 r"gateway", r"\blist\w* (the )?([\w']+ )?(charges|payments)"), unguarded=(
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
                  r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",
                  r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before) .{0,40}(ask|"
@@ -267,7 +269,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"someone (has|must|needs) to", r"\bpaged\b", r"must (verify|decide|check)",
               r"nobody can (know|tell|settle)"),
     "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
-              r"unrefunded", r"charged (but|without|although|yet)", r"inconsistent"),
+              r"unrefunded", r"charged (but|although|yet) (\w+ )?(not|never|no)\b",
+              r"charged without (a |the |any )?(booking|order|refund|ticket)", r"inconsistent"),
     "limit": (r"retention", r"\bprun", r"expir", r"\b24 ?h", r"24 hours", r"forg[eo]t",
               r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
               r"known|proven) automatically"),
@@ -290,7 +293,10 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
              r"\ba relay\b", r"\b(search|lookup|api) (call|request)s?\b",
              r"\b1 (more |extra )?(write|fsync|commit|lookup|request|round ?trip)",
-             r"(writes?|commits?|fsyncs?|lookups?|requests?) more\b"),
+             r"(writes?|commits?|fsyncs?|lookups?|requests?) more\b",
+             r"\b(doubles?|twice|triples?) (the |in )?(size|writes|storage|latency|disk)",
+             r"\b(verification|lookup|reconcil\w*|search) (requests?|calls?|round ?trips?)\b",
+             r"\b(more long|longer|takes longer)\b"),
 }
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
@@ -382,6 +388,8 @@ def terms_of(field_name: str) -> str:
 _RESULTISH = r"(?<!result )(?<!response )(?<!outcome )(?<!completion )(?<!receipt )"
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
+        (r"(write|record|journal|persist|save|store|commit)\w* nothing (until|before)",
+         Checkpoint.RESULT_ONLY, "nothing is written before the call returns"),
         (r"nothing (is |gets )?(written|persisted|saved|stored|journaled|recorded|committed) "
          r"(to disk |durably )?before", Checkpoint.RESULT_ONLY, "nothing is written before the "
          "call"),
