@@ -112,7 +112,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"only then (does|do|is|are) (the )?(\w+ )?(request|call|charge)",
             r"(intent|row|record|entry)\w* (is |gets )?(committed|written|journaled|persisted|"
             r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
-            r"(intent|pending|planned)"), unguarded=(
+            r"(intent|pending|planned)", r"\bfirst (records?|writes?|commits?|journals?|persists?|"
+            r"logs?|appends?)\b"), unguarded=(
             r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
             r"record|row|entry|commit)",)),
         Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
@@ -156,7 +157,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(run|workflow|stream)( id)?\W{0,8}(and |plus )?(the )?(step|activity|sequence)",
             r"(pure|deterministic) function of", r"\bderived keys?\b",
             r"stays? (the )?same", r"same (for|on|in|across) (all |every |each )?(the )?(tries|"
-            r"retries|attempts|retry|attempt|try)\b", r"(order|run|workflow) (number|id) plus "
+            r"retries|attempts|retry|attempt|try)\b", r"stable (across|over|for|between) (all )?"
+            r"(the )?(retries|attempts|tries)", r"(order|run|workflow) (number|id) plus "
             r"(the )?step")),
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
             r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
@@ -204,7 +206,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"gateway", r"\blist\w* (the )?([\w']+ )?(charges|payments)"), unguarded=(
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
                  r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",
-                 r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before) .{0,40}(ask|"
+                 r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before|without) .{0,40}(ask|"
                  r"quer|check|look)")),
         Term(Resume.BLIND_RETRY, "blind retry of unfinished steps", (
             r"blind\w*", r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|"
@@ -254,7 +256,8 @@ VAGUE = ("save the state", "persist the state", "store the state", "use a databa
 
 #: What a failureMode / tradeOff names: outcome categories, limits and costs.
 CLAIMS: dict[str, tuple[str, ...]] = {
-    "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"twice",
+    "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"(charg\w*|pa(id|ys?)|book\w*|sent|send\w*|bill\w*|debit\w*|executed|run) twice",
+                  r"twice (charg|bill|pa|book|debit)",
                   r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
                   r"more than once", r"charg\w* again", r"\bre ?charg"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
@@ -296,7 +299,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"(writes?|commits?|fsyncs?|lookups?|requests?) more\b",
              r"\b(doubles?|twice|triples?) (the |in )?(size|writes|storage|latency|disk)",
              r"\b(verification|lookup|reconcil\w*|search) (requests?|calls?|round ?trips?)\b",
-             r"\b(more long|longer|takes longer)\b"),
+             r"\b(more long|longer|takes longer)\b", r"\b(twice|two times|double) as (many|much)\b"),
 }
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
@@ -406,6 +409,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (anything |it |the "
          r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
          "the call"),
+        (r"\bintent\w* (as soon as|once|when|after) the (response|answer|reply|result|provider|"
+         r"call)", Checkpoint.RESULT_ONLY, "the intent is written when the response arrives"),
+        (r"together with the (result|response|outcome|answer)", Checkpoint.RESULT_ONLY,
+         "the intent is written together with the result"),
         (r"fail(s|ed)? to (record|write|journal|persist|save|store) the intent",
          Checkpoint.RESULT_ONLY, "the intent is not recorded"),
         (r"(intent|intention|row|record)\w* (lives?|stays?|is kept|are kept|is held|are held) "
@@ -422,6 +429,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"in (an? )?(in )?memory (list|dict|map|array|buffer|queue|object)", Checkpoint.NONE,
          "an in-memory structure"),
         (r"in a python (dict|list|object|variable)", Checkpoint.NONE, "a Python object"),
+        (r"\b(list|dict|map|array|buffer|queue|object) in (ram|memory)\b", Checkpoint.NONE,
+         "an in-memory structure"),
+        (r"keeps? no (file|disk|journal|database|db)\b", Checkpoint.NONE, "no file is kept"),
         (r"(written|persisted|saved|stored|journaled) nowhere", Checkpoint.NONE,
          "written nowhere"),
         (r"nothing (is |gets )?(written|persisted|saved|stored|journaled)( to disk| anywhere)?"
@@ -433,7 +443,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     ),
     "idempotency": (
         (r"(fresh|new|random|unique|different)\w* .{0,40}\b(per|(on|for|with|at|in) (every|"
-         r"each)) (retry|retries|attempt|try|delivery|redelivery|send|request|resend)",
+         r"each)|(each|every) time (we |it )?) ?(retry|retries|attempt|try|delivery|redelivery|"
+         r"send|request|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
         (r"(each|every|per) (retry|attempt|try|delivery|redelivery|resend)\w*,? (we |it )?"
          r"(gets? |has |have |uses? |generates? |makes? |creates? |mints? )?(its own|(a |an )?"
@@ -454,6 +465,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"(stored|kept|saved) (\w+ ){0,3}(in|to) our (own )?(journal|db|database|store|table) "
          r"only|only in our (own )?(journal|db|database|store)", Idempotency.NONE,
          "the key stays in our own journal"),
+        (r"keep (it|the key|them) to (ourselves|itself|us)", Idempotency.NONE,
+         "the key is kept to ourselves"),
+        (r"carr(y|ies) no (idempotency )?key", Idempotency.NONE, "the request carries no key"),
     ),
     "resumeProtocol": (),
 }
@@ -500,6 +514,14 @@ def read_field(field_name: str, text: str) -> Reading:
     if len(choices) > 1 and Idempotency.CLIENT_REFERENCE in choices:
         choices.discard(Idempotency.NONE)  # "no idempotency key: a client reference" is one
         hits = [h for h in hits if h[2].choice in choices]
+    keyed = choices & {Idempotency.DERIVED_KEY, Idempotency.STORED_KEY,
+                       Idempotency.RANDOM_PER_ATTEMPT}
+    if field_name == "idempotency" and Idempotency.NONE in choices and keyed:
+        said = next(h[3] for h in hits if h[2].choice is Idempotency.NONE)
+        other = next(h for h in hits if h[2].choice in keyed)
+        return Reading(field_name, text, problem=f"[contradiction] idempotency says both "
+                                                  f"'{said}' and '{other[3]}' "
+                                                  f"({other[2].label}): which is it?")
     if len(choices) >= SOUP[field_name]:
         named = "; ".join(f"'{h[2].label}'" for h in hits)
         return Reading(field_name, text, problem=f"[contradiction] {field_name} names "
