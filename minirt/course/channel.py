@@ -10,8 +10,10 @@ Guarantees:
   id as its parent; the peer runs it in the very thread that is waiting for that parent's result
   (so A waiting for B serves B's callbacks, and thread-bound things such as an RLock held around
   the call still work);
-- **concurrent**: every top-level request is served in its own thread, so a check that calls the
-  learner's function from 8 threads really races inside the learner's code;
+- **concurrent**: top-level requests are served by one local thread per sending thread, so a check
+  that calls the learner's function from 8 threads really races inside the learner's code, and a
+  lock one request takes (a transaction's ``__enter__``) is released by the same thread in the
+  next (its ``__exit__``);
 - **bounded**: a call that gets no result within its limit (time spent serving the peer's
   callbacks does not count) raises :class:`~minirt.course.wire.LearnerTimeout`; past the
   channel's overall deadline every call does; a line longer than ``wire.MAX_MESSAGE`` kills the
@@ -44,6 +46,7 @@ except ImportError:  # pragma: no cover - exercised in the learner's process
 __all__ = ["Peer", "PeerDied"]
 
 _DIED = object()
+WORKER_IDLE = 5.0  # seconds a serving thread waits for its remote thread's next request
 
 
 class PeerDied(BaseException):  # noqa: N818 - like SimulatedCrash: the other process is gone
@@ -81,6 +84,7 @@ class Peer:
         self._hids: dict[int, int] = {id(root): 0}
         self._proxies: dict[int, wire.Remote] = {}
         self._pending: dict[int, _Waiter] = {}
+        self._workers: dict[Any, queue.Queue[Any]] = {}
         self._next = 0
         self._local = threading.local()
         self._policy = policy
@@ -168,6 +172,7 @@ class Peer:
             self._pending[rid] = waiter
         stack = getattr(self._local, "stack", None)
         msg["id"] = rid
+        msg["th"] = threading.get_ident()
         if stack:
             msg["p"] = stack[-1]
         limit = self.call_timeout if timeout is None else timeout
@@ -197,11 +202,14 @@ class Peer:
                 self._pending.pop(rid, None)
 
     def call_remote(self, hid: int, args: tuple[Any, ...], kwargs: dict[str, Any],
-                    label: str = "?", timeout: float | None = None) -> Any:
+                    label: str = "?", timeout: float | None = None,
+                    method: str | None = None) -> Any:
         """Call the peer's object `hid`; in-place changes to the arguments are copied back."""
         enc = self.encoder()
         payload = {"op": "call", "h": hid, "a": [enc.encode(a) for a in args],
                    "k": [[str(k), enc.encode(v)] for k, v in kwargs.items()]}
+        if method is not None:
+            payload["m"] = method
         reply = self._request(payload, label, timeout)
         dec = self.decoder(seed=enc.objects)
         try:
@@ -213,6 +221,10 @@ class Peer:
         except wire.WireError as exc:
             raise wire.LearnerError("WireError", f"`{label}` answered {exc}") from None
         raise dec.decode_exc(reply.get("e", {}))
+
+    def call_dunder(self, hid: int, name: str, args: tuple[Any, ...], label: str = "?") -> Any:
+        """Call one of the forwarded protocol methods (``wire.DUNDERS``) of the peer's object."""
+        return self.call_remote(hid, args, {}, f"{label}.{name}", method=name)
 
     def get_remote(self, hid: int, name: str, label: str = "?") -> Any:
         reply = self._request({"op": "get", "h": hid, "n": name}, f"{label}.{name}")
@@ -245,7 +257,16 @@ class Peer:
             elif msg.get("op") == "call":
                 args = [dec.decode(a) for a in msg["a"]]
                 kwargs = {str(k): dec.decode(v) for k, v in msg["k"]}
-                value = obj(*args, **kwargs)
+                method = msg.get("m")
+                if method is None:
+                    value = obj(*args, **kwargs)
+                elif method == "__exit__":
+                    ev = args[0] if args and isinstance(args[0], BaseException) else None
+                    value = type(obj).__exit__(obj, None if ev is None else type(ev), ev, None)
+                elif method in wire.DUNDERS:
+                    value = getattr(type(obj), method)(obj, *args, **kwargs)
+                else:
+                    raise AttributeError(f"{method!r} is not forwarded")
                 enc = self.encoder(seed=dec.refs)
                 reply["v"] = enc.encode(value)
                 cb = []
@@ -268,6 +289,33 @@ class Peer:
             if not isinstance(exc, PeerDied):
                 err = wire.LearnerError("WireError", str(exc))
                 self._send({"r": rid, "ok": False, "e": self.encoder().encode_exc(err)})
+
+    def _to_worker(self, msg: dict[str, Any]) -> None:
+        """A top-level request goes to the thread paired with the sender's thread (one local
+        thread per remote thread: concurrent across threads, and a lock taken in one request is
+        released by the same thread in a later one)."""
+        key = msg.get("th")
+        with self._lock:
+            q = self._workers.get(key)
+            if q is None:
+                q = self._workers[key] = queue.Queue()
+                threading.Thread(target=self._work, args=(key, q), daemon=True,
+                                 name=f"{self.name}-serve").start()
+            q.put(msg)
+
+    def _work(self, key: Any, q: queue.Queue[Any]) -> None:
+        while True:
+            try:
+                msg = q.get(timeout=WORKER_IDLE)
+            except queue.Empty:
+                with self._lock:
+                    if q.empty():
+                        del self._workers[key]
+                        return
+                continue
+            if msg is _DIED:
+                return
+            self._serve(msg)
 
     def _read_loop(self) -> None:
         try:
@@ -297,8 +345,7 @@ class Peer:
                 if parent is not None:
                     parent.q.put(msg)
                 else:
-                    threading.Thread(target=self._serve, args=(msg,), daemon=True,
-                                     name=f"{self.name}-serve").start()
+                    self._to_worker(msg)
         except Exception:  # noqa: BLE001 - a broken pipe ends the channel, never the process
             self._die("broke the grading protocol")
 
@@ -315,6 +362,10 @@ class Peer:
             waiters = list(self._pending.values())
         for w in waiters:
             w.q.put(_DIED)
+        with self._lock:
+            workers = list(self._workers.values())
+        for q in workers:
+            q.put(_DIED)
 
     def close(self) -> None:
         import contextlib

@@ -140,6 +140,10 @@ def _run_cell(source: str) -> list[Any] | None:
 
 
 def main(rfd: int, wfd: int) -> None:
+    import faulthandler
+    import signal
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # stacks into the capture file
     jobs: queue.Queue[Any] = queue.Queue()
     controller = Controller(jobs)
     peer = channel.Peer(rfd, wfd, controller, name="learner", call_timeout=3600.0)

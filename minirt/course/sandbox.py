@@ -115,10 +115,15 @@ def _api_names(mod: types.ModuleType) -> tuple[str, ...]:
 def export_policy(obj: Any) -> None:
     """Refuse to hand the learner a function or class of the grading code that its module does
     not list in ``LEARNER_API`` (a method counts as its class). Raises ``wire.WireError``."""
-    if isinstance(obj, types.ModuleType):
-        raise wire.WireError("a module cannot cross")
+    if isinstance(obj, (types.ModuleType, types.FrameType, types.TracebackType, types.CodeType)):
+        raise wire.WireError(f"a {type(obj).__name__} cannot cross")  # frames hold the checks
     if isinstance(getattr(obj, "__self__", None), CheckerRoot):
         return
+    owner = getattr(obj, "__self__", None)
+    if owner is not None and not isinstance(owner, (types.ModuleType, type)):
+        return  # a method of an object the learner was given: its public methods are fair game
+    if isinstance(owner, type):
+        obj = owner
     target = getattr(obj, "__func__", obj)
     if not isinstance(target, (type, types.FunctionType, types.BuiltinFunctionType)):
         return

@@ -47,6 +47,9 @@ __all__ = [
     "class_path",
 ]
 
+DUNDERS = frozenset({"__enter__", "__exit__", "__iter__", "__next__", "__len__", "__getitem__",
+                     "__contains__"})
+
 MAX_DEPTH = 120
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes of one JSON line
 _FORBIDDEN_PACKAGES = ("minirt.grading", "minirt.course")
@@ -141,6 +144,33 @@ class Remote:
             raise AttributeError(name)
         return self._peer.get_remote(self._hid, name, self._label)
 
+    # The container and context protocols are forwarded (a learner's context manager, iterator
+    # or sequence must work through a handle); comparison, hashing, str and bool never are.
+    def __enter__(self) -> Any:
+        return self._peer.call_dunder(self._hid, "__enter__", (), self._label)
+
+    def __exit__(self, et: Any, ev: Any, tb: Any) -> Any:
+        # only the exception crosses (its type is rebuilt there, the traceback stays here)
+        return self._peer.call_dunder(self._hid, "__exit__", (ev,), self._label)
+
+    def __iter__(self) -> Any:
+        return self._peer.call_dunder(self._hid, "__iter__", (), self._label)
+
+    def __next__(self) -> Any:
+        return self._peer.call_dunder(self._hid, "__next__", (), self._label)
+
+    def __bool__(self) -> bool:  # never forwarded: a handle is always true
+        return True
+
+    def __len__(self) -> int:
+        return int(self._peer.call_dunder(self._hid, "__len__", (), self._label))
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._peer.call_dunder(self._hid, "__getitem__", (key,), self._label)
+
+    def __contains__(self, item: Any) -> bool:
+        return self._peer.call_dunder(self._hid, "__contains__", (item,), self._label) is True
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"cannot set {name!r} on a remote {self._kind} {self._label}")
 
@@ -234,6 +264,11 @@ class Encoder:
             body = [[name, self.encode(getattr(v, name), depth + 1)]
                     for name in type(v).model_fields]
             return {"t": "pyd", "c": path, "i": i, "v": body}
+        if isinstance(v, type) and _by_value_class(v) and "<" not in v.__qualname__:
+            return {"t": "cls", "c": class_path(v)}
+        if isinstance(v, type) and v.__module__ == "builtins" \
+                and getattr(builtins, v.__name__, None) is v:
+            return {"t": "bcls", "n": v.__name__}
         if isinstance(v, type(sys)):
             raise WireError("a module cannot cross between the processes")
         hid, kind, label = self._export(v)
@@ -390,6 +425,13 @@ class Decoder:
                 raise WireError(f"{m['c']} is not a pydantic model")
             values = {str(k): self.decode(x, d) for k, x in m["v"]}
             return self._register(m, cls.model_validate(values))
+        if tag == "cls":
+            return resolve_class(m["c"])
+        if tag == "bcls":
+            cls = getattr(builtins, str(m["n"]), None)
+            if not isinstance(cls, type):
+                raise WireError(f"no builtin type {m['n']!r}")
+            return cls
         if tag == "h":
             return self._proxy(int(m["h"]), str(m.get("k", "object")), str(m.get("n", "?")))
         if tag == "mine":
