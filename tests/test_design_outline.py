@@ -343,10 +343,11 @@ from design_corpus_heldout import HELDOUT  # noqa: E402
 from design_corpus_heldout2 import HELDOUT2  # noqa: E402
 from design_corpus_heldout3 import HELDOUT3  # noqa: E402
 from design_corpus_heldout4 import HELDOUT4  # noqa: E402
+from design_corpus_heldout5 import HELDOUT5  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 #: The reader was tuned on these (each held-out set after its one untuned measurement).
-FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3
+FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
@@ -355,7 +356,7 @@ def _agrees(grade: DesignGrade, expected: dict) -> bool:
 
 
 def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> None:
-    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4
+    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
     assert len(entries) + len(CORPUS) >= 150
     names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
     assert len(set(names)) == len(names)
@@ -373,16 +374,16 @@ def test_the_reader_agrees_with_the_fitted_corpora(name: str, outline, expected:
 
 
 def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
-    """HELDOUT4 was never used to tune the reader. Measured: good outlines pass 10/12 (83%), bad
-    ones fail 13/13; issue 17 asks for 95% in both directions, which this reader does not reach
-    on unseen wording for good outlines (see the report). This keeps the floor."""
-    good_pass = sum(grade_design_outline(o).passed for _, o, e in HELDOUT4 if e["passed"])
-    bad_fail = sum(not grade_design_outline(o).passed for _, o, e in HELDOUT4 if not e["passed"])
-    assert good_pass >= 10 and bad_fail >= 13, (good_pass, bad_fail)
+    """HELDOUT5 was never used to tune the reader. Measured: good outlines pass 10/12 (83%), bad
+    ones fail 11/12 (92%); issue 17 asks for 95% in both directions, which this reader does not
+    reach on unseen wording (see the report). This keeps the floor."""
+    good_pass = sum(grade_design_outline(o).passed for _, o, e in HELDOUT5 if e["passed"])
+    bad_fail = sum(not grade_design_outline(o).passed for _, o, e in HELDOUT5 if not e["passed"])
+    assert good_pass >= 10 and bad_fail >= 11, (good_pass, bad_fail)
 
 
 def test_every_stuffed_or_self_contradicting_outline_fails_naming_the_contradiction() -> None:
-    """On the fitted corpora (HELDOUT4's figure is in the report)."""
+    """On the fitted corpora (HELDOUT5's figure is in the report)."""
     entries = [e for e in FITTED if e[2]["voice"] in ("stuffed", "contradicting")]
     assert len(entries) >= 12
     for name, outline, _ in entries:
@@ -424,12 +425,12 @@ def test_any_true_cost_passes_and_a_claimed_safety_does_not() -> None:
 
 def test_grading_one_outline_takes_under_a_second_once_its_design_ran() -> None:
     grade_design_outline(good())
-    for _, outline, _ in HELDOUT4:
+    for _, outline, _ in HELDOUT5:
         grade_design_outline(outline)  # each design runs its sweep once
     started = time.perf_counter()
-    for _, outline, _ in HELDOUT4:
+    for _, outline, _ in HELDOUT5:
         grade_design_outline(outline)
-    per = (time.perf_counter() - started) / len(HELDOUT4)
+    per = (time.perf_counter() - started) / len(HELDOUT5)
     assert per < 1.0, per
 
 

@@ -29,9 +29,9 @@ Invariant: an unreadable field never passes and nothing is run for it; the reade
 a choice the text does not name. Guarantees: deterministic; results are cached per interpreted
 design (:func:`design_matrix`), so grading an outline whose design has run takes milliseconds.
 Not guaranteed: that every English phrasing is read. Measured on outlines never used to tune
-it (tests/design_corpus_heldout*.py), good outlines in new wording pass about 83-85% of the
-time and bad ones fail 79-100%; a misread good answer gets feedback naming the field it could
-not read. Not graded: the kill crash mode, concurrent workers, words outside the vocabulary.
+it (tests/design_corpus_heldout*.py, each set measured once before the fixes it prompted),
+good outlines in new wording pass 82-85% of the time and bad ones fail 79-100%; a misread
+good answer gets feedback naming the field it could not read. Not graded: the kill crash mode, concurrent workers, words outside the vocabulary.
 
 Trust: nothing the learner returns is executed. An outline is a ``dict`` (or a
 :class:`DesignOutline`: per field a mechanism choice, graded exactly, and a free-text detail);

@@ -76,7 +76,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(intent|row|record|entry)\w* (is |gets )?(committed|written|journaled|persisted|"
             r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
             r"(intent|pending|planned)", r"\bfirst (records?|writes?|commits?|journals?|persists?|"
-            r"logs?|appends?)\b"), unguarded=(
+            r"logs?|appends?)\b", r"\bahead of (the |each |every |any )?(\w+ )?(call|request|"
+            r"charge|payment|dispatch)"), unguarded=(
             r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
             r"record|row|entry|commit)",)),
         Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
@@ -262,7 +263,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"(writes?|commits?|fsyncs?|lookups?|requests?) more\b",
              r"\b(doubles?|twice|triples?) (the |in )?(size|writes|storage|latency|disk)",
              r"\b(verification|lookup|reconcil\w*|search) (requests?|calls?|round ?trips?)\b",
-             r"\b(more long|longer|takes longer)\b", r"\b(twice|two times|double) as (many|much)\b"),
+             r"\b(more long|longer|takes longer)\b", r"\b(one|1|a|an) (\w+ )?(fetch|lookup|query|"
+             r"search|request|write|call|round ?trip|commit|insert)\w* (per|for each|for every)\b", r"\b(twice|two times|double) as (many|much)\b"),
 }
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
