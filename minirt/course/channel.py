@@ -62,7 +62,9 @@ class _Waiter:
 
 class Peer:
     """One end of the channel. `root` is this side's handle 0 (what the peer may call first);
-    `policy(obj)` may raise ``wire.WireError`` to refuse exporting an object as a handle."""
+    `policy(obj)` may raise ``wire.WireError`` to refuse exporting an object as a handle;
+    `private_ok(obj, name)` says whether the peer may read ``obj._name`` (default: never); `set_ok(obj, name)` whether
+    it may set ``obj.name`` (default: never)."""
 
     def __init__(
         self,
@@ -74,6 +76,8 @@ class Peer:
         policy: Callable[[Any], None] | None = None,
         call_timeout: float = 30.0,
         death_reason: Callable[[], str] | None = None,
+        private_ok: Callable[[Any, str], bool] | None = None,
+        set_ok: Callable[[Any, str], bool] | None = None,
     ) -> None:
         self.name = name
         self._r = os.fdopen(rfd, "rb", buffering=1 << 16)
@@ -88,6 +92,8 @@ class Peer:
         self._next = 0
         self._local = threading.local()
         self._policy = policy
+        self._private_ok = private_ok or (lambda obj, name: False)
+        self._set_ok = set_ok or (lambda obj, name: False)
         self.call_timeout = call_timeout
         self.deadline: float | None = None
         self._death_reason = death_reason
@@ -226,6 +232,13 @@ class Peer:
         """Call one of the forwarded protocol methods (``wire.DUNDERS``) of the peer's object."""
         return self.call_remote(hid, args, {}, f"{label}.{name}", method=name)
 
+    def set_remote(self, hid: int, name: str, value: Any, label: str = "?") -> None:
+        enc = self.encoder()
+        msg = {"op": "set", "h": hid, "n": name, "v": enc.encode(value)}
+        reply = self._request(msg, f"{label}.{name} =")
+        if not reply.get("ok"):
+            raise self.decoder().decode_exc(reply.get("e", {}))
+
     def get_remote(self, hid: int, name: str, label: str = "?") -> Any:
         reply = self._request({"op": "get", "h": hid, "n": name}, f"{label}.{name}")
         dec = self.decoder()
@@ -250,10 +263,17 @@ class Peer:
             obj = self._local_obj(int(msg["h"]))
             if msg.get("op") == "get":
                 name = msg.get("n")
-                if type(name) is not str or not name or name.startswith("_"):
+                if type(name) is not str or not name or name.startswith("__") or (
+                        name.startswith("_") and not self._private_ok(obj, name)):
                     raise AttributeError(f"{name!r} is not a public attribute")
                 value = getattr(obj, name)
                 reply.update(ok=True, v=self.encoder().encode(value))
+            elif msg.get("op") == "set":
+                name = msg.get("n")
+                if type(name) is not str or name.startswith("__") or not self._set_ok(obj, name):
+                    raise AttributeError(f"cannot set {name!r} from the other process")
+                setattr(obj, name, dec.decode(msg.get("v")))
+                reply.update(ok=True, v=None)
             elif msg.get("op") == "call":
                 args = [dec.decode(a) for a in msg["a"]]
                 kwargs = {str(k): dec.decode(v) for k, v in msg["k"]}

@@ -136,6 +136,36 @@ def export_policy(obj: Any) -> None:
         raise wire.WireError(f"{module}.{head} is not part of the learner's API")
 
 
+def _runtime_module(module: str) -> bool:
+    return (module == "minirt" or module.startswith("minirt.")) and not (
+        module.startswith("minirt.grading") or module.startswith("minirt.course"))
+
+
+def private_ok(obj: Any, name: str) -> bool:
+    """May the learner's process read ``obj._name``? Only what minirt's own library code run
+    there needs: a private method defined by a runtime class (never by the grading code) on an
+    object of the runtime, or a private attribute of an object whose class is the runtime's own.
+    Never a dunder, never anything of a module, class or function."""
+    if name.startswith("__") or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+        return False
+    cls = type(obj)
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return _runtime_module(klass.__module__) and _runtime_module(cls.__module__) \
+                or (_runtime_module(klass.__module__) and callable(vars(klass)[name]))
+    return _runtime_module(cls.__module__) and name in getattr(obj, "__dict__", {})
+
+
+def set_ok(obj: Any, name: str) -> bool:
+    """May the learner's process set ``obj.name``? Only on an instance of a runtime class
+    (minirt's library code run there keeps state on the context), never on the grading code's
+    objects, classes, functions or modules."""
+    if name.startswith("__") or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+        return False
+    return all(_runtime_module(k.__module__) or k.__module__ == "builtins"
+               for k in type(obj).__mro__)
+
+
 class CheckerRoot:
     """Handle 0 of the checker's side: the only thing the learner's process can ask first."""
 
@@ -176,7 +206,8 @@ class LearnerProcess:
         os.close(c2l_r)
         os.close(l2c_w)
         self.peer = Peer(l2c_r, c2l_w, CheckerRoot(), name=label, policy=export_policy,
-                         call_timeout=call_timeout, death_reason=self.exit_reason).start()
+                         call_timeout=call_timeout, death_reason=self.exit_reason,
+                         private_ok=private_ok, set_ok=set_ok).start()
 
     @property
     def root(self) -> Any:

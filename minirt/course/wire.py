@@ -122,9 +122,10 @@ def resolve_class(path: str) -> type:
 class Remote:
     """A handle to an object that lives in the other process.
 
-    Calling it calls the object there; reading a public attribute reads it there (a method
-    comes back as another Remote). Names with a leading underscore are never forwarded, and no
-    dunder (``__eq__``, ``__str__``, ``__hash__``, ...) is: a Remote compares, hashes and prints
+    Calling it calls the object there; reading an attribute reads it there (a method comes
+    back as another Remote) if the owner's policy allows the name: public names always, a
+    ``_private`` name only where the owner says so (minirt's own library code run by the learner
+    needs ``ctx._next``), dunder names never. No dunder (``__eq__``, ``__str__``, ``__hash__``, ...) is: a Remote compares, hashes and prints
     as itself, so a lying object gains nothing.
     """
 
@@ -140,7 +141,7 @@ class Remote:
         return self._peer.call_remote(self._hid, args, kwargs, self._label)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
+        if name.startswith("__"):
             raise AttributeError(name)
         return self._peer.get_remote(self._hid, name, self._label)
 
@@ -172,7 +173,9 @@ class Remote:
         return self._peer.call_dunder(self._hid, "__contains__", (item,), self._label) is True
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot set {name!r} on a remote {self._kind} {self._label}")
+        if name.startswith("__"):
+            raise AttributeError(f"cannot set {name!r} on a remote {self._kind} {self._label}")
+        self._peer.set_remote(self._hid, name, value, self._label)
 
     def __repr__(self) -> str:
         return f"<remote {self._kind} {self._label}>"
