@@ -35,6 +35,7 @@ import contextlib
 import copy
 import io
 import json
+import re
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -255,8 +256,8 @@ class _Walk:
             try:
                 results.append(p.root.run_until(gid, names))
             except PeerDied as exc:
-                self.dead = str(exc).replace(" while running `root.run_until`",
-                                             f" while running {gid}")
+                self.dead = re.sub(r" while running `[^`]*`$", f" while running {gid}",
+                                   str(exc))
             except wire.LearnerTimeout:
                 p.close()
                 self.dead = (f"the submission's process was stopped: {gid} (or a cell before it) "
