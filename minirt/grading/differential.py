@@ -38,7 +38,7 @@ class _Falsified(Exception):
 
 def _short(value: Any, limit: int = 300) -> str:
     try:
-        text = repr(value)
+        text = value if type(value) is str else repr(value)
     except Exception:  # noqa: BLE001 - a learner's object with a broken repr
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
