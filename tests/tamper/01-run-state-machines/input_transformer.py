@@ -1,11 +1,10 @@
-"""An IPython input transformer registered in an answer cell rewrites every later cell's asserts
-to `pass` (in the kernel this scores full marks with wrong answers)."""
+"""An IPython input transformer registered in an answer cell rewrites every later cell that
+asserts anything to `pass` (in the kernel this scores full marks with wrong answers)."""
 from _common import ALL_TESTS, WRONG_APPLY, WRONG_CHECK, WRONG_PREDICTION
 
 ANSWERS = {
-    "answer_check": '''import re
-def _defang(lines):
-    return [re.sub(r"^(\\s*)(assert\\b.*|failures = .*)$", r"\\1pass", ln) for ln in lines]
+    "answer_check": '''def _defang(lines):
+    return ["pass\\n"] if any("assert" in ln for ln in lines) else lines
 get_ipython().input_transformers_cleanup.append(_defang)
 ''' + WRONG_CHECK,
     "answer_apply": WRONG_APPLY,
