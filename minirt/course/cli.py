@@ -41,7 +41,10 @@ def print_report(report: GradeReport, module: catalog.Module) -> None:
     for c in report.cells:
         mark = "ok  " if c.passed else "FAIL"
         line = f"  {c.grade_id.ljust(width)}{_fmt(c.score)}/{_fmt(c.max_score)}  {mark}"
-        if c.message and not c.passed:
+        if c.manual:
+            line = (f"  {c.grade_id.ljust(width)}-/{_fmt(c.max_score)}  "
+                    f"needs manual grading ({_fmt(c.max_score)} points)")
+        elif c.message and not c.passed:
             line += f"  {c.message}"
         print(line.rstrip())
     print(f"  {'total'.ljust(width)}{_fmt(report.score)}/{_fmt(report.max_score)}")

@@ -144,10 +144,11 @@ class CellResult:
     message: str | None = None
     in_kernel: float | None = None  # nbgrader's score, computed in the learner's kernel
     out_of_kernel: float | None = None  # the oracle's score (minirt.course.oracle); None: not run
+    manual: bool = False  # graded by an instructor (nbgrader: no autograde score)
 
     @property
     def passed(self) -> bool:
-        return self.score >= self.max_score
+        return self.manual or self.score >= self.max_score
 
 
 @dataclass
@@ -179,7 +180,9 @@ class GradeReport:
 
     @property
     def full_marks(self) -> bool:
-        return self.max_score > 0 and self.score >= self.max_score
+        """Full marks on every autograded cell (manually graded ones wait for an instructor)."""
+        auto = [c for c in self.cells if not c.manual]
+        return bool(auto) and all(c.score >= c.max_score for c in auto)
 
     def cell(self, grade_id: str) -> CellResult:
         for c in self.cells:
@@ -635,7 +638,8 @@ def _read_report(
             elif final < float(score):
                 msg = f"in-kernel {score:g}, out-of-kernel {outside:g}: {why}"
             score = final
-        cells.append(CellResult(gid, float(score), float(max_score), msg, inside, outside))
+        cells.append(CellResult(gid, float(score), float(max_score), msg, inside, outside,
+                                manual=auto is None))
     leaks = feedback_leaks(feedback, hidden) if feedback.is_file() else []
     return GradeReport(
         module_id=module.id,
