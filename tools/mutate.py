@@ -568,6 +568,29 @@ def mutate_drill(target: str, limit: int | None = None, jobs: int = 2,
                        ref.seconds, time.monotonic() - started, rows, stale)
 
 
+def check_kept_mutants(target: str, echo: Callable[[str], None] = print) -> list[str]:
+    """Run every hand-written wrong answer of ``tests/mutants/<slug>/`` like a generated mutant;
+    return the problems (a MUST_FAIL cell that passed), one line each."""
+    import importlib.util
+
+    slug, notebook = resolve(target)
+    cells = read_cells(notebook)
+    problems = []
+    for path in sorted((ROOT / "tests" / "mutants" / slug).glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"kept_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        swapped = [Cell(c.kind, c.name, module.ANSWERS.get(c.name, c.source)) for c in cells]
+        raw = run_cells(swapped, None, 300.0)
+        missed = [c for c in module.MUST_FAIL if c not in raw.failed]
+        if raw.status != "ran":
+            missed = []  # a hang or a dead process loses every cell
+        echo(f"[{slug}] kept mutant {path.stem}: failed {sorted(raw.failed) or raw.status}"
+             + (f"; MUST_FAIL cells that passed: {missed}" if missed else ""))
+        problems += [f"{slug}/{path.stem}: {c} passed" for c in missed]
+    return problems
+
+
 def format_report(reports: Sequence[DrillReport]) -> str:
     """The summary table, then every survivor with its cell, line and change."""
     head = (f"{'drill':<36} {'generated':>9} {'stillborn':>9} {'killed':>7} {'survived':>8} "
@@ -600,6 +623,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS_DIR,
                         help="folder of <slug>.txt equivalent-mutant lists")
     parser.add_argument("--list", action="store_true", help="only list the mutants; run nothing")
+    parser.add_argument("--kept", action="store_true",
+                        help="run the hand-written mutants of tests/mutants/<slug>/ instead")
     args = parser.parse_args(argv)
 
     def echo(line: str) -> None:
@@ -614,6 +639,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         for m in mutants_of(c):
                             print(f"{slug} {m.id}  {m.change}")
             return 0
+        if args.kept:
+            problems = [p for t in args.drills for p in check_kept_mutants(t, echo)]
+            print("\n".join(problems) or "every kept mutant lost its MUST_FAIL cells")
+            return 1 if problems else 0
         reports = [mutate_drill(t, args.limit, args.jobs, args.timeout, args.equivalents, echo)
                    for t in args.drills]
     except MutateError as exc:
