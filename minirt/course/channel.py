@@ -124,6 +124,11 @@ class Peer:
                 self._hids[id(obj)] = hid
         return hid, kind, label
 
+    def owns(self, obj: Any) -> bool:
+        """True when `obj` is one of this side's objects that the peer was given as a handle."""
+        with self._lock:
+            return self._hids.get(id(obj)) is not None and id(obj) != id(self._handles[0])
+
     def _remote_id(self, obj: Any) -> int | None:
         if type(obj) is wire.Remote and object.__getattribute__(obj, "_peer") is self:
             return int(object.__getattribute__(obj, "_hid"))

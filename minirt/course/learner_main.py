@@ -63,6 +63,66 @@ class _Placeholders(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
 
+class _RuntimeForwarding(importlib.abc.MetaPathFinder):
+    """minirt's own modules load from the filtered copy as usual; afterwards each public function
+    and plain class defined there forwards a call whose arguments include a handle (the checker's
+    context, store, ...) to the same function or class in the checker process, so minirt's
+    library code (``parallel(ctx, ...)``, ``Saga(ctx, ...)``) runs next to the objects it uses."""
+
+    def __init__(self, peer: Any) -> None:
+        self._peer = peer
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not (fullname == "minirt" or fullname.startswith("minirt.")):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        loader, peer = spec.loader, self._peer
+
+        class _Loader(importlib.abc.Loader):
+            def create_module(self, s: Any) -> Any:
+                return loader.create_module(s)
+
+            def exec_module(self, module: types.ModuleType) -> None:
+                loader.exec_module(module)
+                _forward_module(module, peer)
+
+        spec.loader = _Loader()
+        return spec
+
+
+def _has_remote(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return any(type(a) is wire.Remote for a in (*args, *kwargs.values()))
+
+
+def _forward_module(module: types.ModuleType, peer: Any) -> None:
+    import dataclasses
+    import enum
+    import functools
+
+    name = module.__name__
+    for attr, obj in list(vars(module).items()):
+        if attr.startswith("_") or getattr(obj, "__module__", None) != name:
+            continue
+        if isinstance(obj, types.FunctionType):
+            def wrapper(*a: Any, __f: Any = obj, __n: str = attr, **k: Any) -> Any:
+                if _has_remote(a, k):
+                    return peer.root.runtime_call(name, __n, list(a), k)
+                return __f(*a, **k)
+
+            setattr(module, attr, functools.wraps(obj)(wrapper))
+        elif (isinstance(obj, type) and obj.__new__ is object.__new__
+              and not issubclass(obj, (BaseException, enum.Enum))
+              and not dataclasses.is_dataclass(obj) and not hasattr(obj, "model_fields")):
+            def new(cls: Any, *a: Any, __n: str = attr, **k: Any) -> Any:
+                if _has_remote(a, k):
+                    return peer.root.runtime_call(name, __n, list(a), k)
+                return object.__new__(cls)
+
+            obj.__new__ = new  # type: ignore[method-assign]
+
+
 class Controller:
     """Handle 0 of the learner's side: what the checker may ask."""
 
@@ -147,6 +207,7 @@ def main(rfd: int, wfd: int) -> None:
     jobs: queue.Queue[Any] = queue.Queue()
     controller = Controller(jobs)
     peer = channel.Peer(rfd, wfd, controller, name="learner", call_timeout=3600.0)
+    sys.meta_path.insert(0, _RuntimeForwarding(peer))
     sys.meta_path.insert(0, _Placeholders(peer))
     for name in list(sys.modules):
         if name == "minirt" or name.startswith("minirt."):

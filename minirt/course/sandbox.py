@@ -10,9 +10,14 @@ of its own (:mod:`minirt.course.channel`).
 
 Guarantees: ``import minirt.course`` fails there and ``minirt.grading.mNN`` is a placeholder
 holding only the names listed in the real module's ``LEARNER_API`` (see
-:class:`CheckerRoot`); handles the checker exports pass :func:`export_policy`; a process that dies
-is reported with its exit code or signal. Not guaranteed: CPU, memory or file-system limits (the
-process runs as the same user; the time limits are the channel's and the oracle's).
+:class:`CheckerRoot`); handles the checker exports pass :func:`export_policy`; the learner may
+read a ``_private`` attribute or set an attribute only on the runtime's own objects
+(:func:`private_ok`, :func:`set_ok`), and may have a public function or class of the runtime
+called here only with one of the checker's objects among the arguments
+(:meth:`CheckerRoot.runtime_call`: minirt's library code such as ``parallel(ctx, ...)`` then runs
+beside the context it drives); a process that dies is reported with its exit code or signal.
+Not guaranteed: CPU, memory or file-system limits (the process runs as the same user, so it can
+*read* files such as solutions/ from disk; the time limits are the channel's and the oracle's).
 """
 
 from __future__ import annotations
@@ -169,6 +174,22 @@ def set_ok(obj: Any, name: str) -> bool:
 class CheckerRoot:
     """Handle 0 of the checker's side: the only thing the learner's process can ask first."""
 
+    def runtime_call(self, module: str, name: str, args: list[Any], kwargs: dict[str, Any]
+                     ) -> Any:
+        """Call minirt's own `module.name` (a public function or class of the runtime, never of
+        the grading code) here, where the handles among `args` live."""
+        if type(module) is not str or not _runtime_module(module) or type(name) is not str \
+                or name.startswith("_"):
+            raise wire.WireError(f"{module}.{name} is not a runtime function")
+        peer = getattr(self, "peer", None)
+        if peer is None or not any(peer.owns(a) for a in (*args, *dict(kwargs).values())):
+            raise wire.WireError(f"{module}.{name}: forwarded only with one of the checker's "
+                                 "objects among the arguments")
+        obj = getattr(importlib.import_module(module), name, None)
+        if not isinstance(obj, (type, types.FunctionType)) or obj.__module__ != module:
+            raise wire.WireError(f"{module}.{name} is not a runtime function")
+        return obj(*args, **dict(kwargs))
+
     def learner_api(self, module: str) -> dict[str, Any] | None:
         """``{name: object}`` for the names `module` lists in ``LEARNER_API`` (None if it is not
         a grading module)."""
@@ -205,9 +226,11 @@ class LearnerProcess:
         )
         os.close(c2l_r)
         os.close(l2c_w)
-        self.peer = Peer(l2c_r, c2l_w, CheckerRoot(), name=label, policy=export_policy,
+        checker_root = CheckerRoot()
+        self.peer = Peer(l2c_r, c2l_w, checker_root, name=label, policy=export_policy,
                          call_timeout=call_timeout, death_reason=self.exit_reason,
                          private_ok=private_ok, set_ok=set_ok).start()
+        checker_root.peer = self.peer
 
     @property
     def root(self) -> Any:
