@@ -46,7 +46,8 @@ def resend_without_lookup(ctx, tool, call):
 
 def not_found_means_resend(ctx, tool, call):
     found = tool.lookup(call)
-    return Resolution("result", found.result) if found.found else Resolution("redispatch")
+    return (Resolution("result", found.result, "found") if found.found
+            else Resolution("redispatch", reason="not found"))
 
 
 def never_resend(ctx, tool, call):
