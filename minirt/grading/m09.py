@@ -89,7 +89,7 @@ _amount = st.tuples(st.sampled_from(["own", "top", "abs"]),
 _reserve = st.tuples(st.just("reserve"), st.sampled_from(RUNS), st.sampled_from("abc"),
                      st.dictionaries(st.sampled_from(DIMS), _amount, min_size=1, max_size=2),
                      st.sampled_from([None, 0, 4]))
-_used = st.dictionaries(st.sampled_from(DIMS), st.sampled_from([1, 0.5, 0, 1.5]), max_size=2)
+_used = st.dictionaries(st.sampled_from(DIMS), st.sampled_from([1, 0.5, 0, 1.5, -1]), max_size=2)
 _settle = st.tuples(st.just("settle"), st.sampled_from(RUNS), st.sampled_from("abcz"), _used,
                     st.none())
 #: one piece of work: reserved, then settled with part, all, none or more than its hold
@@ -246,6 +246,9 @@ FIXED = {
         (_L, [_r("r1", "a", tokens=("abs", 300)), _s("r1", "a", tokens=1.5)]),
         (_L, [_r("r1", "a", tokens=("abs", 300)), _s("r1", "a")]),
         (_L, [_s("r1", "z", tokens=1)]),
+        (_L, [_r("r1", "a", tokens=("abs", 300)), _s("r1", "a", tokens=-1)]),
+        (_L, [_r("r1", "a", tokens=("own", 0)), _s("r1", "a", tokens=1.5),
+              _r("r1", "b", tokens=("abs", 1))]),
         (_L, [_r("r1", "a", tokens=("abs", 300)), _s("r1/child", "a", tokens=1)]),
     ],
     "replay-once": [
