@@ -53,6 +53,13 @@ class _Placeholders(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             raise ModuleNotFoundError(f"No module named {spec.name!r}")
         mod = types.ModuleType(spec.name, f"placeholder for {spec.name} while grading")
         for name, value in dict(api).items():
+            if type(value) is dict and value.get("minirt-error") == name:
+                from minirt.errors import MinirtError
+
+                value = type(str(name), (MinirtError,), {
+                    "__module__": spec.name, "__qualname__": str(name),
+                    "fields": tuple(str(f) for f in value.get("fields", ())),
+                    "template": str(value.get("template", "{detail}"))})
             setattr(mod, str(name), value)
         mod.LEARNER_API = tuple(str(n) for n in dict(api))
         if spec.name == _PLACEHOLDER:

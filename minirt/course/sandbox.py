@@ -199,7 +199,19 @@ class CheckerRoot:
             mod = importlib.import_module(module)
         except ImportError:
             return None
-        return {n: getattr(mod, n) for n in _api_names(mod) if hasattr(mod, n)}
+        out: dict[str, Any] = {}
+        for n in _api_names(mod):
+            if not hasattr(mod, n):
+                continue
+            v = getattr(mod, n)
+            if isinstance(v, type) and issubclass(v, Exception) and hasattr(v, "fields") \
+                    and v.__module__ == module:
+                # a named error the learner raises: rebuilt there as a local class of that name
+                out[n] = {"minirt-error": n, "fields": list(v.fields),
+                          "template": str(getattr(v, "template", "{detail}"))}
+            else:
+                out[n] = v
+        return out
 
 
 class LearnerProcess:

@@ -96,6 +96,32 @@ def _by_value_class(cls: type) -> bool:
     return _minirt_module(cls.__module__) and "<locals>" not in cls.__qualname__
 
 
+def _api_error_class(cls: type) -> bool:
+    """A named error of the grading code that its module lists in ``LEARNER_API`` (the learner
+    raises it, e.g. ``m03.Divergence``): crosses by class path like minirt's own errors."""
+    module = getattr(cls, "__module__", "")
+    if not module.startswith("minirt.grading") or "<" in cls.__qualname__:
+        return False
+    mod = sys.modules.get(module)
+    api = getattr(mod, "LEARNER_API", ())
+    return isinstance(api, (tuple, list)) and cls.__qualname__ in api
+
+
+def resolve_error_class(path: str) -> type:
+    """Like :func:`resolve_class`, and also an error class a grading module lists in
+    ``LEARNER_API`` (the grading module is imported; nothing else is)."""
+    module, _, qual = path.partition(":")
+    if module.startswith("minirt.grading") and "." not in qual and not qual.startswith("_"):
+        try:
+            cls = getattr(importlib.import_module(module), qual, None)
+        except ImportError:
+            cls = None
+        if isinstance(cls, type) and issubclass(cls, Exception) and _api_error_class(cls):
+            return cls
+        raise WireError(f"refused error class {path!r}")
+    return resolve_class(path)
+
+
 def resolve_class(path: str) -> type:
     """The class named by `path` ("module:qualname"), only for minirt's own or allowed stdlib
     classes; raises WireError otherwise. Never imports a module outside minirt."""
@@ -297,7 +323,7 @@ class Encoder:
         t = type(e)
         if isinstance(e, _EXITS):
             return {"t": "lerr", "n": t.__name__, "m": _safe_str(e)}
-        if _by_value_class(t):
+        if _by_value_class(t) or _api_error_class(t):
             attrs = getattr(e, "attrs", None)
             if isinstance(e, Exception) and hasattr(t, "fields") and isinstance(attrs, dict):
                 return {"t": "merr", "c": class_path(t), "a": self._safe_enc(attrs, depth)}
@@ -448,7 +474,7 @@ class Decoder:
         try:
             tag = m.get("t")
             if tag == "merr":
-                cls = resolve_class(m["c"])
+                cls = resolve_error_class(m["c"])
                 attrs = self.decode(m["a"], depth + 1)
                 if isinstance(attrs, dict) and issubclass(cls, Exception):
                     return cls(**{str(k): v for k, v in attrs.items()})
