@@ -232,6 +232,8 @@ def test_private_names_and_dunders_are_not_forwarded(pair: Any) -> None:
     with pytest.raises(AttributeError):
         a.root._secret  # noqa: B018
     assert a.root != a.root.bounce and str(a.root).startswith("<remote")
+    with pytest.raises(AttributeError):
+        a.root.lock = None  # the owner never lets the other side set attributes
 
 
 def test_peer_death_fails_the_call_with_the_exit_code(tmp_path: Path) -> None:

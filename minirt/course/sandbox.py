@@ -10,10 +10,9 @@ of its own (:mod:`minirt.course.channel`).
 
 Guarantees: ``import minirt.course`` fails there and ``minirt.grading.mNN`` is a placeholder
 holding only the names listed in the real module's ``LEARNER_API`` (see
-:class:`CheckerRoot`); handles the checker exports pass :func:`export_policy`; the learner may
-read a ``_private`` attribute or set an attribute only on the runtime's own objects
-(:func:`private_ok`, :func:`set_ok`), and may have a public function or class of the runtime
-called here only with one of the checker's objects among the arguments
+:class:`CheckerRoot`); handles the checker exports pass :func:`export_policy`; the learner reads only public
+attributes of the checker's objects and sets none; it may have a public function or class of the
+runtime called here, only with one of the checker's objects among the arguments
 (:meth:`CheckerRoot.runtime_call`: minirt's library code such as ``parallel(ctx, ...)`` then runs
 beside the context it drives); a process that dies is reported with its exit code or signal.
 Not guaranteed: CPU, memory or file-system limits (the process runs as the same user, so it can
@@ -146,31 +145,6 @@ def _runtime_module(module: str) -> bool:
         module.startswith("minirt.grading") or module.startswith("minirt.course"))
 
 
-def private_ok(obj: Any, name: str) -> bool:
-    """May the learner's process read ``obj._name``? Only what minirt's own library code run
-    there needs: a private method defined by a runtime class (never by the grading code) on an
-    object of the runtime, or a private attribute of an object whose class is the runtime's own.
-    Never a dunder, never anything of a module, class or function."""
-    if name.startswith("__") or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
-        return False
-    cls = type(obj)
-    for klass in cls.__mro__:
-        if name in vars(klass):
-            return _runtime_module(klass.__module__) and _runtime_module(cls.__module__) \
-                or (_runtime_module(klass.__module__) and callable(vars(klass)[name]))
-    return _runtime_module(cls.__module__) and name in getattr(obj, "__dict__", {})
-
-
-def set_ok(obj: Any, name: str) -> bool:
-    """May the learner's process set ``obj.name``? Only on an instance of a runtime class
-    (minirt's library code run there keeps state on the context), never on the grading code's
-    objects, classes, functions or modules."""
-    if name.startswith("__") or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
-        return False
-    return all(_runtime_module(k.__module__) or k.__module__ == "builtins"
-               for k in type(obj).__mro__)
-
-
 class CheckerRoot:
     """Handle 0 of the checker's side: the only thing the learner's process can ask first."""
 
@@ -240,8 +214,7 @@ class LearnerProcess:
         os.close(l2c_w)
         checker_root = CheckerRoot()
         self.peer = Peer(l2c_r, c2l_w, checker_root, name=label, policy=export_policy,
-                         call_timeout=call_timeout, death_reason=self.exit_reason,
-                         private_ok=private_ok, set_ok=set_ok).start()
+                         call_timeout=call_timeout, death_reason=self.exit_reason).start()
         checker_root.peer = self.peer
 
     @property
