@@ -182,3 +182,10 @@ def test_the_note_s_claims_must_match_the_run() -> None:
     assert "[note-claims]" in m11.check_note(a, good.replace("at most", "at least"))[0]
     spray = good + " ".join(str(n) for n in range(11, 400, 7))
     assert "spray" in m11.check_note(a, spray)[0]
+
+
+def test_a_stopped_saga_and_a_small_refund_while_the_reviewer_is_away() -> None:
+    a = answers()
+    assert m11.check_saga_stops(a) == [] and m11.check_when_things_go_wrong(a) == []
+    waits_for_all = answers(needs_approval=lambda args: True)
+    assert "below the threshold" in m11.check_approvals(waits_for_all)[0]

@@ -189,9 +189,42 @@ def check_bad_plans(a: Answers) -> list[str]:
     return _guard(go)
 
 
+def check_saga_stops(a: Answers) -> list[str]:
+    """[happy-path] with the booking provider down for good, the replacement saga stops: the
+    run still refunds both damaged orders and emails once, ends SUCCEEDED, and its result does
+    not claim the replacement was booked."""
+    def go() -> list[str]:
+        sc = a.scenario(provider_faults=(("booking", "error_5xx", "book", 50),))
+        with scratch_dir() as tmp:
+            wd = Path(tmp)
+            rt, run_id = _crash_free(sc, wd)
+            try:
+                out = rt.outcome(run_id)
+            finally:
+                rt.close()
+            counts = (_ledger_count(wd, "payments", "refund"), _ledger_count(wd, "email", "email"))
+        if out.state is not RunState.SUCCEEDED or counts != (2, 1):
+            return [f"[happy-path] with the booking provider down, the run should still refund "
+                    f"twice and email once and succeed; it is {out.state.value} with "
+                    f"(refunds, emails) = {counts}"]
+        if isinstance(out.value, dict) and out.value.get("replacements") == "booked":
+            return ["[happy-path] with the booking provider down, the result says the "
+                    "replacement was booked"]
+        return []
+    return _guard(go)
+
+
+def check_when_things_go_wrong(a: Answers) -> list[str]:
+    """[happy-path] hidden: bad plans refused, a stopped saga handled."""
+    return check_bad_plans(a) or check_saga_stops(a)
+
+
 def _result_matches(wd: Path, result: Any) -> list[str]:
     if not isinstance(result, dict) or not isinstance(result.get("refunded"), list):
         return ["[happy-path] the run's result is not {'refunded': [charge ids], ...}"]
+    missing = [k for k in ("refunded", "replacements", "email") if k not in result]
+    if missing:
+        return [f"[happy-path] the run's result has no {missing[0]!r}"]
     ledger = Ledger(wd / "payments.sqlite")
     try:
         refunded = sorted(r["params"]["charge_id"] for r in ledger.effects("refund"))
@@ -416,7 +449,18 @@ def _agent_waits(a: Answers) -> list[str]:
     if state is not RunState.WAITING:
         return [f"[approval-enforced] with the reviewer away, your agent's run should wait "
                 f"(WAITING), it is {state.value}"]
+    small = _ledger_count_after(sc, reviewer=None)
+    if small != 1:
+        return [f"[approval-enforced] with the reviewer away, the refund below the threshold "
+                f"should go through while the big one waits; the payment ledger holds {small}"]
     return []
+
+
+def _ledger_count_after(sc: CapstoneScenario, **opts: Any) -> int:
+    with scratch_dir() as tmp:
+        rt, _ = _crash_free(sc, Path(tmp), **opts)
+        rt.close()
+        return _ledger_count(Path(tmp), "payments", "refund")
 
 
 # -- budget -------------------------------------------------------------------------------------
