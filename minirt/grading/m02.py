@@ -687,6 +687,36 @@ class LearnerRefundScenario(SQLiteScenario):
         return Verdict(Outcome.CLEAN)
 
 
+class _BadIdPayments(Payments):
+    """A provider that answers with a refund id that is not a string (for output validation)."""
+
+    def refund(self, key: str, charge_id: str, amount: int, currency: str) -> Any:
+        super().refund(key, charge_id, amount, currency)
+        return 12345
+
+
+def _declared_keyed_and_validated(make_refund: Factory) -> str | None:
+    """None when the contract is declared KEYED (the runtime may not re-run it freely) and its
+    output is validated (a provider answer that is not a receipt raises OutputInvalid)."""
+    _, charges = _charges()
+    tool, exc = _call(make_refund, charges, _BadIdPayments())
+    if exc is not None:
+        return f"building the contract raised {type(exc).__name__}"
+    effect = str(getattr(getattr(tool, "effect", None), "value", getattr(tool, "effect", None)))
+    if effect != EffectClass.KEYED.value:
+        return (f"the refund is declared {effect!r}; a refund is an effect the provider "
+                "deduplicates by key (EffectClass.KEYED)")
+    prepared, exc = _prepare(tool, _good(), ALL)
+    if exc is not None:
+        return f"a valid refund was refused: {type(exc).__name__}"
+    out, exc = _call(tool.invoke, call_for(tool, prepared))
+    if type(_trusted(exc)).__name__ != "OutputInvalid":
+        return ("a provider answer with a non-string refund id was "
+                f"{'accepted' if exc is None else type(exc).__name__}; the receipt must be "
+                "validated against RefundReceipt (OutputInvalid)")
+    return None
+
+
 def check_crash(make_refund: Factory) -> list[str]:
     """[crash-refund-once] crashed at every fault point and recovered, the run succeeds with
     exactly one refund in the provider's ledger."""
@@ -696,6 +726,9 @@ def check_crash(make_refund: Factory) -> list[str]:
         return failures
     if getattr(tool, "name", None) != "refund":
         return [f"[crash-refund-once] the tool is named {getattr(tool, 'name', None)!r}"]
+    problem = _declared_keyed_and_validated(make_refund)
+    if problem:
+        return [f"[crash-refund-once] {problem}"]
     cells, exc = _call(sweep, LearnerRefundScenario(make_refund))
     if exc is not None:
         return [f"[crash-refund-once] the sweep could not run: {type(exc).__name__}: {exc}"]
