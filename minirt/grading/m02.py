@@ -226,10 +226,22 @@ def _describe(value: Any, exc: BaseException | None) -> str:
     return f"it raised {type(exc).__name__}: {str(exc)[:120]}"
 
 
+class ChargeBook:
+    """The ``charges`` callable handed to the learner's factory: returns the book it holds (an
+    object, so the out-of-kernel run may pass its method to the learner; a local lambda of the
+    grading code would be refused there)."""
+
+    def __init__(self, book: dict[str, Any]) -> None:
+        self.book = book
+
+    def __call__(self) -> dict[str, Any]:
+        return self.book
+
+
 def _charges(extra: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], Callable[[], Any]]:
     book = copy.deepcopy(CHARGES)
     book.update(copy.deepcopy(dict(extra or {})))
-    return book, lambda: book
+    return book, ChargeBook(book)
 
 
 def _build(tag: str, factory: Factory, *args: Any) -> tuple[Any, list[str]]:
@@ -316,7 +328,7 @@ def _prepare_property(make_refund: Factory) -> Callable[[Any], str | None]:
     def prop(case: tuple[Any, frozenset[str]]) -> str | None:
         args, scopes = case
         book = {**copy.deepcopy(CHARGES), **copy.deepcopy(_CHARGE_BOOK)}
-        tool, exc = _call(make_refund, lambda: book, Payments())
+        tool, exc = _call(make_refund, ChargeBook(book), Payments())
         if exc is not None or not callable(getattr(tool, "prepare", None)):
             return f"make_refund did not build a tool ({_describe(None, exc)})"
         given = copy.deepcopy(args)
