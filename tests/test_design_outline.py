@@ -335,3 +335,123 @@ def test_sweep_cells_feed_the_module_04_pictures() -> None:
     grade = grade_design_outline(good(idempotency="a fresh random UUID for every attempt"))
     assert "duplicate effect" in str(sweep_table({"design": grade.sweep_cells()}))
     assert "W3" in crash_windows(grade.sweep_cells()).source
+
+
+# -- issue 17: the reader reads sentences; corpora written as learners write ----------------------
+
+from design_corpus_heldout import HELDOUT  # noqa: E402
+from design_corpus_heldout2 import HELDOUT2  # noqa: E402
+from design_corpus_heldout3 import HELDOUT3  # noqa: E402
+from design_corpus_heldout4 import HELDOUT4  # noqa: E402
+from design_corpus_heldout5 import HELDOUT5  # noqa: E402
+from design_corpus_tuning import TUNING  # noqa: E402
+
+#: The reader was tuned on these (each held-out set after its one untuned measurement).
+FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4
+
+
+def _agrees(grade: DesignGrade, expected: dict) -> bool:
+    named = any("contradict" in line for line in grade.feedback)
+    return grade.passed == expected["passed"] and (not expected.get("contradiction") or named)
+
+
+def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> None:
+    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
+    assert len(entries) + len(CORPUS) >= 150
+    names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
+    assert len(set(names)) == len(names)
+    assert all({"passed", "why", "voice"} <= set(e) for _, _, e in entries)
+    voices = {e["voice"] for _, _, e in entries}
+    assert {"terse", "verbose", "non-native", "outbox", "event-log", "queue", "stuffed",
+            "contradicting", "content-free"} <= voices
+
+
+@pytest.mark.parametrize("name,outline,expected", FITTED, ids=[c[0] for c in FITTED])
+def test_the_reader_agrees_with_the_fitted_corpora(name: str, outline, expected: dict) -> None:
+    grade = grade_design_outline(outline)
+    assert _agrees(grade, expected), (f"{name}: expected passed={expected['passed']} "
+                                      f"({expected['why']})\n" + "\n".join(grade.feedback))
+
+
+def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
+    """HELDOUT5 was never used to tune the reader. Measured: good outlines pass 10/12 (83%), bad
+    ones fail 11/12 (92%); issue 17 asks for 95% in both directions, which this reader does not
+    reach on unseen wording (see the report). This keeps the floor."""
+    good_pass = sum(grade_design_outline(o).passed for _, o, e in HELDOUT5 if e["passed"])
+    bad_fail = sum(not grade_design_outline(o).passed for _, o, e in HELDOUT5 if not e["passed"])
+    assert good_pass >= 10 and bad_fail >= 11, (good_pass, bad_fail)
+
+
+def test_every_stuffed_or_self_contradicting_outline_fails_naming_the_contradiction() -> None:
+    """On the fitted corpora (HELDOUT5's figure is in the report)."""
+    entries = [e for e in FITTED if e[2]["voice"] in ("stuffed", "contradicting")]
+    assert len(entries) >= 12
+    for name, outline, _ in entries:
+        grade = grade_design_outline(outline)
+        assert not grade.passed and grade.contradictions, name
+        assert any("[contradiction]" in line for line in grade.feedback), name
+
+
+def test_a_qualifier_that_undoes_a_mechanism_is_named() -> None:
+    grade = grade_design_outline(good(checkpoint="We write the intent to the journal, but only "
+                                                 "after the provider has answered."))
+    assert chosen(grade)[0] == "result-only" and not grade.passed
+    assert any("only after" in c and "undoes" in c for c in grade.contradictions)
+    key = grade_design_outline(good(idempotency="Derived from run and step, plus a fresh random "
+                                                "suffix on every retry."))
+    assert chosen(key)[1] == "random-per-attempt"
+
+
+def test_negation_scope_ends_with_its_noun_phrase() -> None:
+    grade = grade_design_outline(good(resumeProtocol="Rows with no reply are reconciled with the "
+                                                     "provider by key before any resend."))
+    assert chosen(grade)[2] == "replay-and-lookup"
+    blind = grade_design_outline(good(resumeProtocol="Resend what has no result; nobody asks "
+                                                     "the provider."))
+    assert chosen(blind)[2] == "blind-retry"
+
+
+def test_a_label_is_not_a_design_and_the_reader_asks_for_what_is_missing() -> None:
+    grade = grade_design_outline(good(resumeProtocol="lookup"))
+    assert grade.design is None and not grade.passed
+    assert any("what a resumed run DOES" in line for line in grade.feedback)
+
+
+def test_any_true_cost_passes_and_a_claimed_safety_does_not() -> None:
+    assert grade_design_outline(good(failureMode="One more synchronous write per call.")).passed
+    assert not grade_design_outline(good(failureMode="None: this design is perfectly safe.")
+                                    ).passed
+
+
+def test_grading_one_outline_takes_under_a_second_once_its_design_ran() -> None:
+    grade_design_outline(good())
+    for _, outline, _ in HELDOUT5:
+        grade_design_outline(outline)  # each design runs its sweep once
+    started = time.perf_counter()
+    for _, outline, _ in HELDOUT5:
+        grade_design_outline(outline)
+    per = (time.perf_counter() - started) / len(HELDOUT5)
+    assert per < 1.0, per
+
+
+def test_check_passed_names_the_contradiction() -> None:
+    stuffed = HELDOUT[[n for n, _, _ in HELDOUT].index("h-bad-stuffed-1")][1]
+    failures = g.check_passed(lambda: stuffed)
+    assert failures and failures[0].startswith("[design] your outline contradicts itself")
+    assert g.check_passed(lambda: good()) == []
+
+
+def test_learner_api_gives_no_prediction_and_no_checks() -> None:
+    assert all(hasattr(g, n) for n in g.LEARNER_API)
+    assert not [n for n in g.LEARNER_API if n.startswith(("check_", "_"))
+                or n in ("grade_design_outline", "duplicate_windows", "design_matrix")]
+    withheld = g.learner_grade(g.PREDICT_OUTLINE)
+    assert withheld.cells == () and not any(f.startswith("[failure-mode]") or "duplicate effect"
+                                            in f for f in withheld.feedback)
+    assert g.learner_grade(good()).cells == grade_design_outline(good()).cells
+
+
+def test_for_review_shows_the_free_text_for_manual_grading() -> None:
+    text = g.for_review(good())
+    assert good()["resumeProtocol"] in text and good()["failureMode"] in text
+    assert "for review" in text and g.for_review(42).count("(missing)") == 4

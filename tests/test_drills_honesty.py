@@ -2,7 +2,8 @@
 
 For each solutions/<slug>/drill.ipynb:
 (a) the committed drills/<slug>/drill.ipynb equals a fresh `nbgrader generate_assignment`;
-(b) one batched autograde of: "ref" (the release with every answer cell filled back in from the
+(b) one batched autograde (nbgrader, plus the out-of-kernel grader for each submission: the
+    score of a cell is the lower of the two, see minirt.course.oracle) of: "ref" (the release with every answer cell filled back in from the
     source by grade_id), "blank" (the release as committed) and one learner per wrong answer in
     tests/mutants/<slug>/*.py (the release with the mutant's ANSWERS, every other answer cell
     filled from the source). ref scores full marks; blank scores 0 on every autograded cell; each
@@ -182,6 +183,8 @@ def test_reference_answers_score_full_marks(slug: str, graded: Callable) -> None
     assert not report.other_errors, (
         f"{slug}: reference raised in ungraded cells: {report.other_errors}"
     )
+    unchecked = [c.grade_id for c in report.cells if not c.manual and c.out_of_kernel is None]
+    assert not unchecked, f"{slug}: no out-of-kernel score for {unchecked}"
 
 
 def test_blank_release_scores_zero_on_every_autograded_cell(slug: str, graded: Callable) -> None:

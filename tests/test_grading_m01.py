@@ -191,3 +191,34 @@ def test_the_prediction_is_checked_against_the_run(accepted: Any, error: Any, ok
     failures = m01.check_prediction(accepted, error)
     assert (failures == []) is ok
     assert all(f.startswith("[prediction]") for f in failures)
+
+
+def test_learner_api_lists_only_helpers_that_exist_and_no_check_or_answer() -> None:
+    assert m01.LEARNER_API and all(hasattr(m01, name) for name in m01.LEARNER_API)
+    assert not [n for n in m01.LEARNER_API if n.startswith(("check_", "reference", "_"))]
+    assert "zombie_story" not in m01.LEARNER_API  # it returns the prediction's answer
+
+
+def test_nothing_shows_the_prediction_before_its_graded_cell() -> None:
+    order = [(gid, src) for gid, _, src in cells(SOURCE)]
+    graded_at = [gid for gid, _ in order].index("test_prediction")
+    before = "\n".join(src for gid, src in order[:graded_at] if gid != "test_prediction")
+    assert "zombie_story" not in before and "store.transition(\"refund-A-42\"" not in before
+
+
+def test_the_differential_properties_catch_a_boundary_and_a_newer_token() -> None:
+    def lease_inclusive(run: Run, event: RunEvent) -> Any:
+        if event.kind == "claim" and run.lease_expires_at == event.at:
+            event = replace(event, at=event.at - 0.25)
+        return reference_apply(run, event)
+
+    failures = m01.check_takeover_properties(lease_inclusive)
+    assert failures and failures[0].startswith("[takeover]") and "smallest failing input" in \
+        failures[0]
+
+    def newer_accepted(run: Run, event: RunEvent) -> Any:
+        if event.incarnation is not None and event.incarnation > run.incarnation:
+            event = replace(event, incarnation=run.incarnation)
+        return check_transition(run, event)
+
+    assert m01.check_stale_properties(newer_accepted)[0].startswith("[stale-completion]")

@@ -268,3 +268,24 @@ def test_partial_effect_in_the_records_round_trips() -> None:
 
     err = next(e for c, k, e in m02.outcome_records() if c == "refund done, mail refused")
     assert type(from_record(err)) is PartialEffect and GATES[0] == "schema"
+
+
+def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
+    from minirt.grading import m02 as grading
+
+    assert grading.LEARNER_API and all(hasattr(grading, n) for n in grading.LEARNER_API)
+    assert not [n for n in grading.LEARNER_API if n.startswith(("check_", "_", "actual"))]
+    assert not [n for n in grading.LEARNER_API if n.startswith("reference")]
+
+
+def test_the_prepare_property_probes_1024_against_1025_bytes() -> None:
+    from minirt.contracts import Limits
+    from minirt.grading import m02 as grading
+
+    def loose(charges, payments):
+        tool = grading.reference_refund(charges, payments)
+        tool.limits = Limits(max_payload_bytes=1025)
+        return tool
+
+    failures = grading.check_prepare_properties(loose, "limits", ("LimitExceeded", "accepted"))
+    assert failures and failures[0].startswith("[limits]") and "1025 canonical bytes" in failures[0]

@@ -221,3 +221,31 @@ def test_a_lookup_that_ignores_arguments_lets_a_changed_workflow_through():
     lookup, _ = _mutant("by_name_only")
     failures = m03._changed_workflow(lookup)
     assert failures and failures[0].startswith("[divergence] a workflow changed at step 4")
+
+
+def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
+    from minirt.grading import m03 as grading
+
+    assert grading.LEARNER_API and all(hasattr(grading, n) for n in grading.LEARNER_API)
+    assert not [n for n in grading.LEARNER_API
+                if n.startswith(("check_", "_", "observe", "reference"))]
+
+
+def test_the_lookup_property_finds_notes_only_and_a_null_result() -> None:
+    from minirt.grading import m03 as grading
+
+    def notes_only_is_nothing(rows, step, kind, name, dg):
+        here = [r for r in rows if r["step"] == step]
+        if not any(r["kind"] in grading.OPENINGS for r in here):
+            return None
+        return grading.reference_lookup(rows, step, kind, name, dg)
+
+    failures = grading.check_lookup_properties(notes_only_is_nothing, "divergence",
+                                               grading._answer_is("divergence"))
+    assert failures and failures[0].startswith("[divergence]") and "smallest" in failures[0]
+
+    def null_is_unresolved(rows, step, kind, name, dg):
+        got = grading.reference_lookup(rows, step, kind, name, dg)
+        return grading.UNRESOLVED if type(got) is grading.Recorded and got.value is None else got
+
+    assert grading.check_lookup_properties(null_is_unresolved, "recorded-result")

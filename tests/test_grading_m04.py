@@ -46,7 +46,8 @@ def resend_without_lookup(ctx, tool, call):
 
 def not_found_means_resend(ctx, tool, call):
     found = tool.lookup(call)
-    return Resolution("result", found.result) if found.found else Resolution("redispatch")
+    return (Resolution("result", found.result, "found") if found.found
+            else Resolution("redispatch", reason="not found"))
 
 
 def never_resend(ctx, tool, call):
@@ -134,3 +135,37 @@ def test_the_prediction_is_checked_against_a_real_sweep() -> None:
     assert m04.check_prediction({"W2", "W3", "W4"})
     assert "not windows" in m04.check_prediction("W3")[0]
     assert m04.check_prediction(None)
+
+
+def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
+    assert m04.LEARNER_API and all(hasattr(m04, name) for name in m04.LEARNER_API)
+    assert not [n for n in m04.LEARNER_API if n.startswith(("check_", "_", "expected"))]
+    assert "duplicate_windows" not in m04.LEARNER_API  # it returns the prediction's answer
+
+
+def test_the_key_property_finds_a_separator_collision_and_a_shallow_digest() -> None:
+    def concat(run_id, step, tool, args):
+        return f"{run_id}{step}{tool}" + derive_key("r", 1, "t", args)
+
+    failures = m04.check_key_properties(concat)
+    assert failures and failures[0].startswith("[key-bound]") and "smallest failing" in failures[0]
+    assert m04.check_key_properties(lambda r, s, t, a: derive_key(r, s, t, {
+        k: v for k, v in a.items() if not isinstance(v, dict | list)}))
+
+
+def test_the_retention_property_probes_the_exact_end_of_the_window() -> None:
+    from minirt.idempotency import first_sent_at
+    from minirt.runtime import Resolution
+
+    def strict(ctx, tool, call):
+        found = tool.lookup(call)
+        if found.found:
+            return Resolution("result", found.result, "found")
+        elapsed = ctx.runtime.clock.now() - first_sent_at(ctx, call)
+        if tool.retention_for is not None and elapsed > tool.retention_for:
+            return Resolution("unknown", reason="past retention")
+        return Resolution("redispatch", reason="resend")
+
+    assert m04.check_reconcile_properties(strict, "lookup-before-resend") == []
+    failures = m04.check_reconcile_properties(strict, "no-blind-resend", retention_only=True)
+    assert failures and "'elapsed_minus_retention': 0.0" in failures[0]

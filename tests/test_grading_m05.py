@@ -101,3 +101,30 @@ def test_the_prediction_is_checked_against_the_run() -> None:
     assert m05.check_prediction({**right, "after_intent": "refunded"})
     assert m05.check_prediction({"after_intent": "refunded"})
     assert m05.check_prediction(None)
+
+
+def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
+    from minirt.grading import m05 as grading
+
+    assert grading.LEARNER_API and all(hasattr(grading, n) for n in grading.LEARNER_API)
+    assert not [n for n in grading.LEARNER_API if n.startswith(("check_", "_", "observe"))]
+
+
+def test_the_plan_property_sees_an_in_place_sort_and_the_key_property_a_missing_separator(
+) -> None:
+    import hashlib
+
+    from minirt.effects import plan_compensations
+    from minirt.grading import m05 as grading
+
+    def in_place(effects, lookup):
+        effects.sort(key=lambda e: e.step, reverse=True)
+        return plan_compensations(effects, lookup)
+
+    failures = grading.check_plan_properties(in_place, "only-receipts", ("receipted",), True)
+    assert failures and "in place" in failures[0] and "smallest failing input" in failures[0]
+
+    def no_sep(f, t):
+        return "ck_" + hashlib.sha256(("compensate" + f + t).encode()).hexdigest()[:32]
+
+    assert grading.check_key_properties(no_sep)[0].startswith("[key-stable]")

@@ -78,11 +78,32 @@ def test_crash_drill_points_are_real_boundaries() -> None:
 
 
 def test_prediction_drill_shows_the_committed_intent_is_sent_after_expiry() -> None:
-    assert m06.run_prediction_drill() == {"before_intent": "refused", "after_intent": "sent once"}
+    assert m06._run_prediction_drill() == {"before_intent": "refused", "after_intent": "sent once"}
     assert m06.check_prediction({"before_intent": "refused", "after_intent": "sent once"}) == []
     assert len(m06.check_prediction({"before_intent": "refused",
                                      "after_intent": "refused"})) == 1
     assert m06.check_prediction("refused")[0].startswith("[predict-then-run]")
+
+
+def test_learner_api_names_no_check_and_no_answer() -> None:
+    assert all(hasattr(m06, n) for n in m06.LEARNER_API)
+    assert not [n for n in m06.LEARNER_API if n.startswith(("check_", "_")) or "predict" in n
+                or n in ("differential", "TWISTS", "check_receipt")]
+
+
+@pytest.mark.parametrize("prop", sorted(m06.TWISTS))
+def test_the_differential_passes_the_reference_and_fails_allow_all(prop: str) -> None:
+    assert m06.differential(prop, check_receipt) == []
+    failure = m06.differential(prop, allow_all)
+    assert failure and failure[0].startswith(f"[{prop}]") and "smallest failing input" in failure[0]
+
+
+def test_a_check_that_writes_to_used_fails(capsys: Any) -> None:
+    def marks_used(receipt: Any, request: Any, current: Any, **kw: Any) -> None:
+        check_receipt(receipt, request, current, **kw)
+        kw["used"][receipt.receipt_id] = 1
+    assert "changed its argument 'used'" in m06.differential("single-use", marks_used)[0]
+    assert capsys.readouterr() == ("", "")
 
 
 def test_there_are_at_least_three_mutants() -> None:

@@ -125,3 +125,39 @@ def test_a_blank_answer_fails_every_check_with_a_message() -> None:
 
 def test_a_wrong_prediction_fails() -> None:
     assert m07.check_prediction({"lookup_order": 1, "lookup_customer": 1, "check_stock": 1})
+
+
+def test_learner_api_names_no_check_and_no_answer() -> None:
+    assert all(hasattr(m07, n) for n in m07.LEARNER_API)
+    assert not [n for n in m07.LEARNER_API if n.startswith(("check_", "_", "exhaustive"))
+                or "observe" in n or "predict" in n]
+
+
+def test_inputs_must_be_left_alone(capsys: Any) -> None:
+    def sorts_in_place(calls: list[Node], bound: int) -> list[list[str]]:
+        calls.sort(key=lambda n: n.step)
+        return plan_waves(calls, bound)
+
+    def join_in_place(arrivals: list[Any]) -> list[Any]:
+        arrivals.sort(key=lambda p: p[0])
+        return [v for _, v in arrivals]
+
+    msg = m07.check_dependencies(sorts_in_place)[0]
+    assert msg.startswith("[dependencies]") and "changed the list" in msg
+    assert "smallest failing input: max_in_flight=" in msg
+    assert "changed the list of arrivals" in m07.check_join(join_in_place)[0]
+    assert capsys.readouterr() == ("", "")
+
+
+def test_every_small_pair_of_calls_is_tried() -> None:
+    assert m07.exhaustive_conflict(conflicts) == []
+    assert "expected True" in m07.exhaustive_conflict(rw_only)[0]
+
+
+def test_generated_fanouts_include_the_empty_one() -> None:
+    def crashes_on_empty(calls: list[Node], bound: int) -> list[list[str]]:
+        if not calls:
+            raise ValueError("max() arg is an empty sequence")
+        return plan_waves(calls, bound)
+
+    assert "ValueError" in m07.check_bound(crashes_on_empty)[0]

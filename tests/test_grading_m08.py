@@ -109,3 +109,56 @@ def test_a_blank_answer_fails_every_check_with_a_message() -> None:
 
 def test_a_wrong_prediction_fails() -> None:
     assert m08.check_prediction(1, 1) and m08.check_prediction(2, 0)
+
+
+def after_zero_ignored(parent_at: Any, now: float, *, deadline_at: Any = None,
+                       after: Any = None) -> Any:
+    own = now + after if after else deadline_at
+    found = [d for d in (own, parent_at) if d is not None]
+    return min(found) if found else None
+
+
+def parent_zero_dropped(parent_at: Any, now: float, *, deadline_at: Any = None,
+                        after: Any = None) -> Any:
+    own = deadline_at if after is None else now + after
+    found = [d for d in (own, parent_at) if d]
+    return min(found) if found else None
+
+
+def overwrites_reason(run: Any, existing: Any, reason: str, at: float) -> Any:
+    if existing is not None:
+        existing["reason"] = reason
+        return None
+    return reference_decide(run, existing, reason, at)
+
+
+def extra_field(run: Any, existing: Any, reason: str, at: float) -> Any:
+    rec = reference_decide(run, existing, reason, at)
+    return rec if rec is None else {**rec, "requested_at": int(at)}
+
+
+def pops_effects(children: Any, effects: Any) -> bool:
+    while effects and effects[-1].status != "in_flight":
+        effects.pop()
+    return is_quiescent(children, effects)
+
+
+def test_learner_api_names_no_check_and_no_answer() -> None:
+    assert all(hasattr(m08, n) for n in m08.LEARNER_API)
+    assert not [n for n in m08.LEARNER_API if n.startswith(("check_", "_", "reference"))
+                or "observe" in n or "predict" in n]
+
+
+def test_boundaries_after_zero_and_deadlines_at_zero() -> None:
+    msg = m08.check_absolute_and_relative(after_zero_ignored)[0]
+    assert msg.startswith("[absolute-and-relative]") and "after=0.0" in msg
+    assert "parent_at=0.0" in m08.check_within_parent(parent_zero_dropped)[0]
+
+
+def test_request_compares_every_field_and_leaves_the_record_alone() -> None:
+    assert "changed in place" in m08.check_request(overwrites_reason)[0]
+    assert "the record is" in m08.check_request(extra_field)[0]
+
+
+def test_quiescence_leaves_its_inputs_alone() -> None:
+    assert "changed the lists" in m08.check_quiescent_effects(pops_effects)[0]

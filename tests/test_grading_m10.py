@@ -91,7 +91,8 @@ def test_a_judge_blind_to_orphans_fails_the_ledger_check() -> None:
 
 
 def test_a_judge_that_calls_stuck_clean_fails_stuck() -> None:
-    assert m10.check_ledger_judge(judge_stuck_as_clean) == []
+    # it also calls a cancelled run clean: the exhaustive ledger check sees that now
+    assert "a cancelled run" in m10.check_ledger_judge(judge_stuck_as_clean)[0]
     assert m10.check_stuck(judge_stuck_as_clean)[0].startswith("[oracle-stuck]")
 
 
@@ -111,5 +112,39 @@ def test_the_planted_bug_and_the_prediction_come_from_real_runs() -> None:
                                         "before_result"}
     assert m10.check_planted({"after_provider_commit", "before_result"})
     assert m10.check_planted(None)[0].startswith("[planted-bug] give a set")
-    assert m10.w2_trace() == (2, 1)
+    assert m10._w2_trace() == (2, 1)
     assert m10.check_prediction((1, 1)) and m10.check_prediction("two")
+
+
+def test_learner_api_names_no_check_and_no_answer() -> None:
+    assert all(hasattr(m10, n) for n in m10.LEARNER_API)
+    assert not [n for n in m10.LEARNER_API if n.startswith(("check_", "_", "exhaustive",
+                                                             "differential", "reference"))
+                or "planted_bug" in n or "w2" in n or "predict" in n]
+
+
+def test_precedence_between_two_bad_outcomes_is_judged() -> None:
+    from minirt.scenarios.m10_trace import TERMINAL_STATES, judge
+
+    def stuck_first(state: str, report: Any) -> str:
+        return "stuck" if state not in TERMINAL_STATES else judge(state, report)
+
+    msg = m10.check_stuck(stuck_first)[0]
+    assert msg.startswith("[oracle-stuck]") and "expected 'duplicate effect'" in msg
+    assert m10.exhaustive_judge("x", judge, m10.FINAL + m10.NOT_FINAL) == []
+
+
+def test_attempts_when_the_replayed_copy_comes_first() -> None:
+    def dedupe_first(spans: Any) -> dict[str, int]:
+        first: dict[int, Any] = {}
+        for s in spans:
+            first.setdefault(s.span_id, s)
+        out: dict[str, int] = {}
+        for s in first.values():
+            if "minirt.attempt" in s.attributes and not s.replayed:
+                k = s.attributes["minirt.effect_key"]
+                out[k] = out.get(k, 0) + 1
+        return out
+
+    msg = m10.differential_attempts(dedupe_first)[0]
+    assert msg.startswith("[attempts]") and "smallest failing input" in msg

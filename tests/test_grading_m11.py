@@ -119,3 +119,73 @@ def test_note_is_checked_against_recomputed_figures(quoted: bool, ok: bool) -> N
             f"## Trade-offs\nThe journal costs {bytes_per_step} bytes per step and {events} "
             f"events per run.\n## Remaining risks\nKeys pruned early by a provider are a risk.\n")
     assert (m11.check_note(a, text) == []) is ok
+
+
+def test_learner_api_names_no_check_and_no_answer() -> None:
+    assert all(hasattr(m11, n) for n in m11.LEARNER_API)
+    assert not [n for n in m11.LEARNER_API if n.startswith(("check_", "_", "run_", "figures"))
+                or "emails" in n or "predict" in n]
+
+
+def test_try_once_observes_without_judging() -> None:
+    seen = m11.try_once(answers())
+    assert seen["state"] == "succeeded" and (seen["refunds"], seen["bookings"],
+                                             seen["emails"]) == (2, 1, 1)
+
+
+def test_a_plan_naming_one_order_twice_must_be_refused() -> None:
+    assert m11.check_bad_plans(answers()) == []
+
+    def trusting(ctx: Any, ticket: Any) -> Any:  # the reference agent minus the plan check
+        from minirt.capstone import agent
+
+        orders = agent.lookup_orders(ctx, ticket["orders"])
+        plan = ctx.decide({"task": "plan", "ticket": ticket, "orders": orders}, name="plan")
+        for oid in plan["refund"]:
+            o = next(x for x in orders if x["order_id"] == oid)
+            ctx.call_tool("refund", {"order_id": oid, "charge_id": o["charge_id"],
+                                     "amount_cents": o["amount_cents"]})
+        return {"refunded": []}
+
+    assert "names one order twice" in m11.check_bad_plans(answers(support_agent=trusting))[0]
+
+
+def test_an_adversary_that_cannot_hurt_is_refused() -> None:
+    harmless = {"name": "down once", "provider_faults": [
+        {"provider": "payments", "fault": "error_5xx", "op": "refund", "times": 1}]}
+    assert "cannot hurt" in m11.check_adversary(answers(), harmless)[0]
+
+
+def test_policies_from_the_other_side() -> None:
+    inclusive = answers(needs_approval=lambda args: args["amount_cents"] >= 5000)
+    assert "5000 cents" in m11.check_policies(inclusive)[0]
+
+    def no_revocations(receipt: Any, request: Any, current: Any, **kw: Any) -> None:
+        check_receipt(receipt, request, current, **{**kw, "revocations": {}})
+    assert "[revocation-at-dispatch]" in m11.check_policies(
+        answers(check_approval=no_revocations))[0]
+    per_attempt = answers(refund_key=lambda call: f"{call.effect_key}:{call.attempt}")
+    assert "between attempts" in m11.check_policies(per_attempt)[0]
+    assert "same key" in m11.check_policies(answers(refund_key=lambda call: call.tool))[0]
+
+
+def test_the_note_s_claims_must_match_the_run() -> None:
+    a = answers()
+    figures = m11.figures_of(a, runs=1)
+    good = (f"## Decisions\nKeys bound to payloads, email at most once, approvals bound.\n"
+            f"## Trade-offs\nThe journal costs {figures['journal_bytes_per_step']:.0f} bytes per "
+            f"step and {figures['journal_events']:.0f} events per run.\n## Remaining risks\n"
+            "A lost response (drop_response_after_commit) is looked up by key.\n")
+    assert m11.check_note(a, good, case=CASE) == []
+    assert "[note-failure]" in m11.check_note(a, good.replace("drop_response_after_commit",
+                                                              "a glitch"), case=CASE)[0]
+    assert "[note-claims]" in m11.check_note(a, good.replace("at most", "at least"))[0]
+    spray = good + " ".join(str(n) for n in range(11, 400, 7))
+    assert "spray" in m11.check_note(a, spray)[0]
+
+
+def test_a_stopped_saga_and_a_small_refund_while_the_reviewer_is_away() -> None:
+    a = answers()
+    assert m11.check_saga_stops(a) == [] and m11.check_when_things_go_wrong(a) == []
+    waits_for_all = answers(needs_approval=lambda args: True)
+    assert "below the threshold" in m11.check_approvals(waits_for_all)[0]

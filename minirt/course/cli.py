@@ -1,6 +1,7 @@
 """`minirt-course`: grade a drill, list progress, show the evidence log, reset.
 
-    minirt-course grade 01 [--notebook PATH] [--learner NAME] [--verbose]
+    minirt-course grade 01 [--notebook PATH] [--learner NAME] [--verbose] [--cell GRADE_ID]
+    minirt-course batch 01                 (instructors: every submission in build/submitted/)
     minirt-course progress
     minirt-course evidence 01
     minirt-course reset [01]
@@ -40,7 +41,10 @@ def print_report(report: GradeReport, module: catalog.Module) -> None:
     for c in report.cells:
         mark = "ok  " if c.passed else "FAIL"
         line = f"  {c.grade_id.ljust(width)}{_fmt(c.score)}/{_fmt(c.max_score)}  {mark}"
-        if c.message and not c.passed:
+        if c.manual:
+            line = (f"  {c.grade_id.ljust(width)}-/{_fmt(c.max_score)}  "
+                    f"needs manual grading ({_fmt(c.max_score)} points)")
+        elif c.message and not c.passed:
             line += f"  {c.message}"
         print(line.rstrip())
     print(f"  {'total'.ljust(width)}{_fmt(report.score)}/{_fmt(report.max_score)}")
@@ -48,10 +52,37 @@ def print_report(report: GradeReport, module: catalog.Module) -> None:
         print(f"  note: {where} raised {msg}")
     if report.feedback_path is not None:
         print(f"Feedback: {report.feedback_path}")
+    if report.failing:
+        print(f"Re-check one cell: ./course grade {module.id} --cell {report.failing[0].grade_id}")
+
+
+def _cmd_cell(args: argparse.Namespace, module: catalog.Module) -> int:
+    """Re-check one graded cell out of the learner's reach (not recorded as an attempt)."""
+    from pathlib import Path
+
+    from minirt.course import oracle
+
+    lay = nbgrade.layout()
+    notebook = Path(args.notebook) if args.notebook else lay.release / module.slug / "drill.ipynb"
+    nbgrade.check_submission(module.id, notebook, lay.root)
+    ids = [gid for gid, _ in nbgrade._grade_ids(nbgrade._read_notebook(notebook))]
+    if args.cell not in ids or not args.cell.startswith("test_"):
+        raise nbgrade.CourseError(f"{args.cell!r} is not a graded cell of drill {module.id}")
+    result = oracle.run_oracle(module.id, notebook, lay.root, cell=args.cell)
+    for c in result.cells:
+        mark = "ok" if c.passed else "FAIL"
+        line = f"  {c.grade_id}  {_fmt(c.points if c.passed else 0)}/{_fmt(c.points)}  {mark}"
+        print(line + (f"  {c.message}" if c.message and not c.passed else ""))
+    for note in result.notes:
+        print(f"  note: {note}")
+    print(f"(out-of-kernel check only, {result.seconds:.1f} s; not recorded as an attempt)")
+    return 0
 
 
 def _cmd_grade(args: argparse.Namespace, argv: Sequence[str]) -> int:
     module = nbgrade.drill_module(args.module)
+    if args.cell:
+        return _cmd_cell(args, module)
     if not args.quiet:
         print(f"Grading module {module.id} ({module.slug}) with nbgrader…", flush=True)
     report = nbgrade.grade(
@@ -67,6 +98,37 @@ def _cmd_grade(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(
             f"Evidence: .minirt/evidence/{module.id}.jsonl (attempt {entries[-1].get('attempt', len(entries))})"
         )
+    return 0
+
+
+def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Autograde every submission of a drill in build/submitted/, one learner per nbgrader run,
+    each with the out-of-kernel score (instructors)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    module = nbgrade.drill_module(args.module)
+    lay = nbgrade.layout()
+    found = sorted(lay.submitted.glob(f"*/{module.slug}/drill.ipynb"))
+    if not found:
+        print(f"No submissions in {lay.submitted}/*/{module.slug}/drill.ipynb")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        subs = {}
+        for path in found:  # grading replaces the submitted folder: keep a copy to grade from
+            copy = Path(tmp) / f"{path.parent.parent.name}.ipynb"
+            shutil.copyfile(path, copy)
+            subs[path.parent.parent.name] = copy
+        print(f"Grading {len(subs)} submission(s) of module {module.id}, one nbgrader run each…",
+              flush=True)
+        reports = nbgrade.autograde_many(module.id, subs, lay.root, one_per_run=True,
+                                         verbose=args.verbose)
+    for name, report in reports.items():
+        print(f"  {name}: {_fmt(report.score)}/{_fmt(report.max_score)}")
+        for c in report.failing:
+            print(f"      {c.grade_id}: {c.message}")
+    print("Scores are in the gradebook (nbgrader export --to build/grades.csv).")
     return 0
 
 
@@ -145,7 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--learner", help="learner name (default: $USER, else 'learner')")
     g.add_argument("--verbose", "-v", action="store_true", help="show nbgrader's own log")
     g.add_argument("--quiet", "-q", action="store_true", help="print only the result table")
+    g.add_argument("--cell", help="re-check only this graded cell, out of the kernel's reach")
     g.set_defaults(func=_cmd_grade)
+
+    b = sub.add_parser("batch", help="instructors: grade every submission in build/submitted/")
+    b.add_argument("module", help=f"module id ({ids})")
+    b.add_argument("--verbose", "-v", action="store_true", help="show nbgrader's own log")
+    b.set_defaults(func=_cmd_batch)
 
     p = sub.add_parser("progress", help="every module: lesson landed or not, last score")
     p.set_defaults(func=_cmd_progress)

@@ -13,11 +13,18 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
    log to build/logs/ instead of the terminal;
 5. reads the scores from the gradebook (nbgrader.api.Gradebook) and the first line of each failing
    cell's error from the autograded notebook ("AssertionError: [stale-completion] ...");
-6. checks that the feedback HTML contains no line of the hidden tests, and records the attempt in
+6. grades the same notebook out of the learner's reach (:mod:`minirt.course.oracle`, started
+   before nbgrader and run alongside it): the answer cells run in a process of their own, the
+   drill's tests in another, only JSON crosses. The score of each cell is min(in-kernel,
+   out-of-kernel), written into the gradebook as nbgrader's manual score (so the feedback and
+   `nbgrader export` report it); a cell whose two scores differ says so and why;
+7. checks that the feedback HTML contains no line of the hidden tests, and records the attempt in
    the local progress file and the module's evidence log (.minirt/, never sent anywhere).
 
-`autograde_many` does steps 1-5 for several learners with ONE autograde run (the grading
-self-tests and instructors use it). Everything takes an explicit `course_root`, so tests grade in
+`autograde_many` does steps 1-6 for several learners with ONE autograde run (the grading
+self-tests use it), or one run per learner (`one_per_run`, what `minirt-course batch` uses, so a
+submission that kills its kernel cannot abort the others'; a failed batch run is retried that way
+too). Everything takes an explicit `course_root`, so tests grade in
 a temporary copy of the course with their own gradebook.
 """
 
@@ -135,10 +142,13 @@ class CellResult:
     score: float
     max_score: float
     message: str | None = None
+    in_kernel: float | None = None  # nbgrader's score, computed in the learner's kernel
+    out_of_kernel: float | None = None  # the oracle's score (minirt.course.oracle); None: not run
+    manual: bool = False  # graded by an instructor (nbgrader: no autograde score)
 
     @property
     def passed(self) -> bool:
-        return self.score >= self.max_score
+        return self.manual or self.score >= self.max_score
 
 
 @dataclass
@@ -170,7 +180,9 @@ class GradeReport:
 
     @property
     def full_marks(self) -> bool:
-        return self.max_score > 0 and self.score >= self.max_score
+        """Full marks on every autograded cell (manually graded ones wait for an instructor)."""
+        auto = [c for c in self.cells if not c.manual]
+        return bool(auto) and all(c.score >= c.max_score for c in auto)
 
     def cell(self, grade_id: str) -> CellResult:
         for c in self.cells:
@@ -576,7 +588,8 @@ def _cell_message(cell: Any) -> str | None:
 
 
 def _read_report(
-    module: Module, lay: Layout, learner: str, source_nb: Any, hidden: list[str], seconds: float
+    module: Module, lay: Layout, learner: str, source_nb: Any, hidden: list[str], seconds: float,
+    verdict: Any = None,
 ) -> GradeReport:
     import nbformat
     from nbgrader.api import Gradebook, MissingEntry
@@ -595,7 +608,8 @@ def _read_report(
             raise NbgraderFailed(
                 f"the gradebook has no grades for {learner} in {module.slug}"
             ) from None
-        grades = {g.name: (g.score, g.max_score, g.auto_score) for g in sub.grades}
+        grades = {g.name: (g.auto_score if g.auto_score is not None else g.score, g.max_score,
+                           g.auto_score) for g in sub.grades}
     run_nb = nbformat.read(str(autograded), as_version=4)
     by_id = {}
     other_errors: list[tuple[str, str]] = []
@@ -614,11 +628,18 @@ def _read_report(
             continue
         score, max_score, auto = grades[gid]
         msg = None
+        inside, outside = float(score), None
         if auto is None:
             msg = "needs manual grading"
-        elif score < max_score:
-            msg = _cell_message(by_id.get(gid, {})) or f"scored {score:g} of {max_score:g}"
-        cells.append(CellResult(gid, float(score), float(max_score), msg))
+        else:
+            final, outside, why = _final(gid, float(score), float(max_score), verdict)
+            if score < max_score:
+                msg = _cell_message(by_id.get(gid, {})) or f"scored {score:g} of {max_score:g}"
+            elif final < float(score):
+                msg = f"in-kernel {score:g}, out-of-kernel {outside:g}: {why}"
+            score = final
+        cells.append(CellResult(gid, float(score), float(max_score), msg, inside, outside,
+                                manual=auto is None))
     leaks = feedback_leaks(feedback, hidden) if feedback.is_file() else []
     return GradeReport(
         module_id=module.id,
@@ -644,12 +665,19 @@ def autograde_many(
     *,
     feedback: bool = True,
     verbose: bool = False,
+    oracle: bool = True,
+    one_per_run: bool = False,
 ) -> dict[str, GradeReport]:
-    """Submit several learners' notebooks and grade them with ONE `nbgrader autograde` run.
+    """Submit several learners' notebooks and grade them with ONE `nbgrader autograde` run
+    (`one_per_run`: one run per learner, so a submission that kills its kernel cannot stop the
+    others'; without it, a failed batch run is retried one learner at a time).
 
-    `submissions` maps learner name -> notebook path. Every notebook is checked first (a bad one
-    raises, naming the learner). Returns learner -> GradeReport. Feedback leaks are reported in
-    `GradeReport.leaked_lines`, not raised.
+    With `oracle` (the default) every submission is also graded out of the learner's reach
+    (:mod:`minirt.course.oracle`, started alongside nbgrader) and each cell's score is
+    min(in-kernel, out-of-kernel), written into the gradebook as nbgrader's manual score so the
+    feedback and `nbgrader export` report it. `submissions` maps learner name -> notebook path.
+    Every notebook is checked first (a bad one raises, naming the learner). Returns learner ->
+    GradeReport. Feedback leaks are reported in `GradeReport.leaked_lines`, not raised.
     """
     if not submissions:
         raise CourseError("autograde_many: no submissions given")
@@ -665,26 +693,174 @@ def autograde_many(
             raise type(exc)(f"learner {name}: {exc}") from None
     started = time.monotonic()
     register(module.id, lay.root, verbose=verbose)
-    for name, path in submissions.items():
-        _submit(module, lay, name, Path(path))
-    select = _selection(lay, module, learners)
-    _run_nbgrader(
-        lay,
-        ["autograde", module.slug, "--force", *select],
-        f"autograde-{module.slug}",
-        verbose=verbose,
-    )
-    if feedback:
-        _run_nbgrader(
-            lay,
-            ["generate_feedback", module.slug, "--force", *select],
-            f"feedback-{module.slug}",
-            verbose=verbose,
-        )
+    submitted = {name: _submit(module, lay, name, Path(path)) for name, path in submissions.items()}
+    oracles = _OracleRuns(module, lay, submitted) if oracle else None
+    failed: dict[str, str] = {}
+    groups = [[n] for n in learners] if one_per_run else [learners]
+    for group in groups:
+        try:
+            _run_nbgrader(
+                lay,
+                ["autograde", module.slug, "--force", *_selection(lay, module, group)],
+                f"autograde-{module.slug}",
+                verbose=verbose,
+            )
+        except NbgraderFailed as exc:
+            if len(group) == 1:
+                failed[group[0]] = str(exc)
+                continue
+            for name in group:  # one submission may have killed the batch: grade each alone
+                try:
+                    _run_nbgrader(lay, ["autograde", module.slug, "--force",
+                                        f"--CourseDirectory.student_id={name}"],
+                                  f"autograde-{module.slug}", verbose=verbose)
+                except NbgraderFailed as one:
+                    failed[name] = str(one)
+    verdicts = oracles.collect() if oracles is not None else {}
     source_nb = _read_notebook(lay.source / module.slug / NOTEBOOK_NAME, "drill source")
+    graded = [n for n in learners if n not in failed]
+    for name in graded:
+        if oracles is not None:
+            _write_final_scores(module, lay, name, verdicts.get(name))
+    if feedback and graded:
+        for group in ([[n] for n in graded] if one_per_run or failed else [graded]):
+            _run_nbgrader(
+                lay,
+                ["generate_feedback", module.slug, "--force", *_selection(lay, module, group)],
+                f"feedback-{module.slug}",
+                verbose=verbose,
+            )
     hidden = hidden_test_lines(source_nb)
     seconds = time.monotonic() - started
-    return {name: _read_report(module, lay, name, source_nb, hidden, seconds) for name in learners}
+    out = {}
+    for name in learners:
+        if name in failed:
+            out[name] = _failed_report(module, lay, name, source_nb, failed[name], seconds,
+                                       verdicts.get(name))
+        else:
+            out[name] = _read_report(module, lay, name, source_nb, hidden, seconds,
+                                     verdicts.get(name) if oracles is not None else None)
+    return out
+
+
+# --------------------------------------------------------------------------- out-of-kernel score
+
+
+class _OracleRuns:
+    """One `python -m minirt.course.oracle` per submission, started before nbgrader so both run
+    at once (two at a time: the course machine has two cores)."""
+
+    PARALLEL = 2
+
+    def __init__(self, module: Module, lay: Layout, submitted: Mapping[str, Path]) -> None:
+        self.module, self.lay = module, lay
+        self.todo = list(submitted.items())
+        self.running: dict[str, tuple[subprocess.Popen[bytes], Path, Path]] = {}
+        self.done: dict[str, Any] = {}
+        self.out_dir = lay.build / "oracle" / module.slug
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self._fill()
+
+    def _fill(self) -> None:
+        while self.todo and len(self.running) < self.PARALLEL:
+            name, path = self.todo.pop(0)
+            out = self.out_dir / f"{name}.json"
+            out.unlink(missing_ok=True)
+            log = self.lay.build / "logs" / f"oracle-{self.module.slug}-{name}.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("wb") as fh:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "minirt.course.oracle", self.module.id, str(path),
+                     "--root", str(self.lay.root), "--out", str(out)],
+                    cwd=self.lay.root, env=nbgrader_env(), stdin=subprocess.DEVNULL,
+                    stdout=fh, stderr=subprocess.STDOUT,
+                )
+            self.running[name] = (proc, out, log)
+
+    def collect(self) -> dict[str, Any]:
+        from minirt.course.oracle import OracleResult
+
+        while self.running:
+            for name, (proc, out, log) in list(self.running.items()):
+                try:
+                    proc.wait(timeout=ORACLE_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                del self.running[name]
+                try:
+                    self.done[name] = OracleResult.from_dict(json.loads(out.read_text("utf-8")))
+                except (OSError, ValueError, KeyError, TypeError):
+                    self.done[name] = (f"the out-of-kernel grader gave no result (exit "
+                                       f"{proc.returncode}; log: {_rel(self.lay, log)})")
+                self._fill()
+        return self.done
+
+
+ORACLE_TIMEOUT = 600.0
+
+
+def _final(gid: str, in_kernel: float, max_score: float, verdict: Any
+           ) -> tuple[float, float | None, str | None]:
+    """(final score, out-of-kernel score, why they differ) for one graded cell."""
+    from minirt.course.oracle import OracleResult
+
+    if isinstance(verdict, str):  # the oracle did not run: nothing out of reach counts
+        return 0.0, 0.0, verdict
+    if not isinstance(verdict, OracleResult):
+        return in_kernel, None, None
+    try:
+        cell = verdict.cell(gid)
+    except KeyError:
+        return 0.0, 0.0, "the out-of-kernel grader did not reach this cell"
+    out = max_score if cell.passed else 0.0
+    return min(in_kernel, out), out, cell.message
+
+
+def _write_final_scores(module: Module, lay: Layout, learner: str, verdict: Any) -> None:
+    """Write min(in-kernel, out-of-kernel) into the gradebook as nbgrader's manual override, so
+    `nbgrader export` and the feedback report the score that counts."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(lay.db_url, lay.course_id) as gb:
+        try:
+            sub = gb.find_submission_notebook(NOTEBOOK_ID, module.slug, learner)
+        except MissingEntry:
+            return
+        for g in sub.grades:
+            if g.auto_score is None:
+                continue  # manually graded cells stay with the instructor
+            final, out, why = _final(g.name, float(g.auto_score), float(g.max_score), verdict)
+            # The override: nbgrader reports manual_score when set. Set only when the score that
+            # counts is lower than what the learner's kernel reported.
+            g.manual_score = final if final < float(g.auto_score) else None
+            if final < float(g.auto_score):
+                with contextlib.suppress(Exception):
+                    comment = gb.find_comment(g.name, NOTEBOOK_ID, module.slug, learner)
+                    comment.manual_comment = (f"out-of-kernel check: {why}" if why else
+                                              "out-of-kernel check failed")
+        gb.db.commit()
+
+
+def _failed_report(module: Module, lay: Layout, learner: str, source_nb: Any, reason: str,
+                   seconds: float, verdict: Any = None) -> GradeReport:
+    """nbgrader could not grade this submission (its kernel died): 0 everywhere, with the
+    out-of-kernel grader's one-line reason where it has one."""
+    cells = []
+    for c in source_nb.cells:
+        meta = c.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and not meta.get("solution") and meta.get("grade_id"):
+            gid, pts = str(meta["grade_id"]), float(meta.get("points", 0))
+            _, outside, why = _final(gid, 0.0, pts, verdict)
+            msg = why or "nbgrader could not run this notebook (its kernel died)"
+            cells.append(CellResult(gid, 0.0, pts, msg, 0.0, outside))
+    return GradeReport(
+        module_id=module.id, slug=module.slug, learner=learner, cells=cells, score=0.0,
+        max_score=float(sum(c.max_score for c in cells)), feedback_path=None,
+        autograded_path=lay.autograded / learner / module.slug / NOTEBOOK_NAME,
+        submitted_path=lay.submitted / learner / module.slug / NOTEBOOK_NAME,
+        other_errors=[("nbgrader", _first_line(reason))], seconds=seconds,
+    )
 
 
 # --------------------------------------------------------------------------- progress and evidence

@@ -25,6 +25,8 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from ..canonical import canonical_json
 from ..clock import FakeClock
 from ..faults import crash_once
@@ -42,9 +44,15 @@ from ..run import (
     StaleIncarnation,
 )
 from ..run import apply as reference_apply
+from ..run import check_transition as reference_check
 from ..scenarios.m01_lease import RefundScenario
 from ..store.base import NewEvent, Store
 from ..store.sqlite import SQLiteStore
+from .differential import falsify, plain_equal
+
+#: The only names of this module the learner's answer and plain cells may use (the out-of-kernel
+#: run refuses the others): helpers for scratch cells, never a check, a reference or an answer.
+LEARNER_API = ("raised", "rebuild_run", "LearnerStore", "LearnerScenario", "ERROR_NAMES")
 
 CheckFn = Callable[[Run, RunEvent], Any]
 ApplyFn = Callable[[Run, RunEvent], Any]
@@ -156,7 +164,7 @@ def check_table(check: CheckFn) -> list[str]:
                 what = f"raised {_name(exc)}" if exc is not None else f"returned {_repr(got)}"
                 out.append(f"[table] check({_show(run, event)}) {what}; a pair that is not in "
                            "TRANSITIONS must be refused with the error named for it")
-    return out
+    return out or check_table_properties(check)
 
 
 def check_terminal(check: CheckFn, apply: ApplyFn) -> list[str]:
@@ -173,7 +181,7 @@ def check_terminal(check: CheckFn, apply: ApplyFn) -> list[str]:
                     if not isinstance(exc, RunIsTerminal):
                         what = f"raised {_name(exc)}" if exc is not None else "returned a result"
                         out.append(f"[terminal-is-final] {name}({_show(run, event)}) {what}")
-    return out
+    return out or check_terminal_properties(check, apply)
 
 
 def check_stale(check: CheckFn) -> list[str]:
@@ -202,7 +210,186 @@ def check_stale(check: CheckFn) -> list[str]:
             what = f"raised {_name(exc)}" if exc is not None else f"returned {_repr(got)}"
             out.append(f"[stale-completion] check({_show(run, event)}) {what}; events from the "
                        "current incarnation, and unfenced events, must pass")
-    return out
+    return out or check_stale_properties(check)
+
+
+# -- differential properties: the learner's functions against minirt.run on generated cases ----
+
+LEASE = 100.0
+#: event times around the lease expiry: well before, just before, exactly at, just after, later
+TIMES = (LEASE - 30.0, LEASE - 0.5, LEASE, LEASE + 0.5, LEASE + 40.0)
+HELD = (RunState.RUNNING, RunState.UNCERTAIN)
+UNHELD = (RunState.PENDING, RunState.WAITING, *sorted(TERMINAL))
+_values = st.one_of(st.integers(-2, 2), st.sampled_from(["", "ok", "refund by A"]),
+                    st.lists(st.integers(0, 3), max_size=2),
+                    st.fixed_dictionaries({"k": st.lists(st.integers(0, 3), max_size=2)}))
+DETAILS = st.dictionaries(st.sampled_from(["result", "error", "n", "nested"]), _values,
+                          max_size=3)
+
+
+@st.composite
+def run_and_event(draw: Any, states: tuple[RunState, ...] = tuple(RunState),
+                  kinds: tuple[str, ...] = tuple(KINDS), fence: str = "any",
+                  times: tuple[float, ...] = TIMES) -> tuple[Run, RunEvent]:
+    """A consistent run (a holder and a lease exactly when its state keeps one) and an event:
+    every kind, times around the lease expiry, incarnations older, equal, newer or missing."""
+    state = draw(st.sampled_from(states))
+    inc = draw(st.integers(1 if state in HELD else 0, 4))
+    held = inc > 0 and (state in HELD or (state is RunState.CANCELLING and draw(st.booleans())))
+    run = Run("run-1", state, draw(st.integers(0, 9)), inc,
+              draw(st.sampled_from(["w-a", "w-b"])) if held else None,
+              LEASE if held else None, draw(DETAILS))
+    legal = [k for k in kinds if (state, k) in TRANSITIONS]
+    # half the events are legal from the state, so fence and lease are reached, not only the table
+    kind = draw(st.sampled_from(legal if legal and draw(st.booleans()) else kinds))
+    incs: list[int | None] = [inc] if fence == "current" else [None, inc - 1, inc, inc + 1, inc + 3]
+    event = RunEvent(kind, at=draw(st.sampled_from(times)),
+                     incarnation=draw(st.sampled_from(incs)),
+                     worker_id=draw(st.sampled_from([None, "w-a", "w-b", "w-c"])),
+                     lease_for=draw(st.sampled_from([30.0, 12.5, 0.0])), detail=draw(DETAILS))
+    return run, event
+
+
+def _outcome(fn: Callable[..., Any], run: Run, event: RunEvent
+             ) -> tuple[str, Any, BaseException | None]:
+    """("returned", value, None) or ("raised", type name, the exception)."""
+    got, exc = _call(fn, copy.deepcopy(run), copy.deepcopy(event))
+    if exc is not None:
+        return "raised", type(exc).__name__, exc
+    return "returned", got, None
+
+
+def _same_error(got: BaseException, want: BaseException) -> str | None:
+    if type(got).__name__ != type(want).__name__:
+        return f"raised {type(got).__name__}, expected {type(want).__name__}"
+    for name in getattr(type(want), "fields", ()):
+        a, b = getattr(got, name, "<missing>"), getattr(want, name)
+        if not plain_equal(a, b):
+            return (f"raised {type(want).__name__} with {name}={_repr(a)}, expected "
+                    f"{name}={_repr(b)}")
+    return None
+
+
+def _untouched(fn: Callable[..., Any], run: Run, event: RunEvent) -> str | None:
+    """None when ``fn(run, event)`` leaves both inputs (nested detail values included) alone."""
+    before = (_snapshot(run), _snapshot(event))
+    _call(fn, run, event)
+    if (_snapshot(run), _snapshot(event)) != before:
+        return "changed the run or the event it was given (a nested detail value, say)"
+    return None
+
+
+def _diff_check(check: CheckFn) -> Callable[[tuple[Run, RunEvent]], str | None]:
+    def prop(case: tuple[Run, RunEvent]) -> str | None:
+        run, event = case
+        kind, got, exc = _outcome(check, run, event)
+        _, want, want_exc = _outcome(reference_check, run, event)
+        if want_exc is not None:
+            if exc is None:
+                return f"check returned {_repr(got)}, expected {type(want_exc).__name__}"
+            return _same_error(exc, want_exc)
+        if exc is not None:
+            return f"check raised {_name(exc)}: {exc}; expected it to return {want.value}"
+        if type(got) is not RunState or got is not want:
+            return f"check returned {_repr(got)}, expected RunState.{want.name}"
+        return _untouched(check, run, event)
+    return prop
+
+
+def _diff_apply(apply: ApplyFn) -> Callable[[tuple[Run, RunEvent]], str | None]:
+    def prop(case: tuple[Run, RunEvent]) -> str | None:
+        run, event = case
+        problem = _untouched(apply, run, event)
+        if problem:
+            return "apply " + problem
+        _, got, exc = _outcome(apply, run, event)
+        _, want, want_exc = _outcome(reference_apply, run, event)
+        if want_exc is not None:
+            if exc is None:
+                return f"apply returned a run, expected {type(want_exc).__name__}"
+            return _same_error(exc, want_exc)
+        if exc is not None:
+            return f"apply raised {_name(exc)}: {exc}; the event is accepted"
+        try:
+            mine = rebuild_run(got)
+        except LearnerAnswerInvalid as bad:
+            return f"apply returned something that is not a Run: {bad}"
+        for f in fields(Run):
+            a, b = getattr(mine, f.name), getattr(want, f.name)
+            if f.name == "state":
+                a, b = a.value, b.value
+            if not plain_equal(a, b):
+                return f"the new run's {f.name} is {_repr(a)}, expected {_repr(b)}"
+        return None
+    return prop
+
+
+def _show_case(case: tuple[Run, RunEvent]) -> str:
+    run, event = case
+    return f"run={run!r}, event={event!r}"
+
+
+def differential(prop: str, check: Callable[[Any], str | None],
+                 strategy: st.SearchStrategy[Any], max_examples: int = 120,
+                 examples: tuple[tuple[Run, RunEvent], ...] = ()) -> list[str]:
+    """``check`` (a :func:`_diff_check` or :func:`_diff_apply` property) on ``examples`` (always
+    tried) and ``strategy``: ``[]`` or one message, named ``[prop]``, with the smallest
+    counterexample hypothesis found."""
+    return falsify(prop, strategy, check, max_examples=max_examples, show=_show_case,
+                   examples=examples)
+
+
+def every_entry() -> tuple[tuple[Run, RunEvent], ...]:
+    """Every entry of TRANSITIONS once, sent by the current incarnation after the lease, on a run
+    with a holder and a nested detail: each must give every field the reference gives."""
+    out = []
+    for (state, kind) in TRANSITIONS:
+        held = state in HELD or state is RunState.CANCELLING
+        run = Run("run-1", state, 4, 2, "w-a" if held else None, LEASE if held else None,
+                  {"result": {"k": [1]}, "n": 1})
+        out.append((run, RunEvent(kind, at=LEASE + 0.5, incarnation=2, worker_id="w-b",
+                                  lease_for=12.5, detail={"n": 2, "error": {"k": [2]}})))
+    return tuple(out)
+
+
+def check_table_properties(check: CheckFn) -> list[str]:
+    """[table] differential: on non-terminal runs, events of every kind (known or not) from the
+    current incarnation after the lease: the same state or the same IllegalTransition."""
+    nonterminal = tuple(s for s in RunState if s not in TERMINAL)
+    return differential("table", _diff_check(check), run_and_event(
+        states=nonterminal, fence="current", times=(LEASE + 0.5, LEASE + 40.0)))
+
+
+def check_stale_properties(check: CheckFn) -> list[str]:
+    """[stale-completion] differential: events of every kind with incarnations older, equal,
+    newer or missing: the same state, or the same error (table before fence) with the same
+    incarnation/current attributes."""
+    nonterminal = tuple(s for s in RunState if s not in TERMINAL)
+    return differential("stale-completion", _diff_check(check),
+                        run_and_event(states=nonterminal, times=(LEASE + 40.0,)))
+
+
+def check_terminal_properties(check: CheckFn, apply: ApplyFn) -> list[str]:
+    """[terminal-is-final] differential on terminal runs: RunIsTerminal with its attributes from
+    check and from apply, before any other refusal."""
+    strategy = run_and_event(states=tuple(sorted(TERMINAL)))
+    return (differential("terminal-is-final", _diff_check(check), strategy)
+            or differential("terminal-is-final", _diff_apply(apply), strategy))
+
+
+def check_takeover_properties(apply: ApplyFn) -> list[str]:
+    """[takeover] differential: claims and heartbeats around the exact lease expiry (a claim at
+    ``at == lease_expires_at`` is a takeover): every field of the new run (incarnation, holder,
+    lease) or LeaseHeld with its holder and expiry."""
+    return differential("takeover", _diff_apply(apply), run_and_event(
+        states=(RunState.PENDING, *HELD, RunState.CANCELLING), kinds=("claim", "heartbeat")))
+
+
+def check_revision_properties(apply: ApplyFn) -> list[str]:
+    """[revision] differential on every state and kind: every field of the new run (revision,
+    detail merged into a new dict, holder, lease) or the same refusal; inputs untouched."""
+    return differential("revision", _diff_apply(apply), run_and_event(), max_examples=200,
+                        examples=every_entry())
 
 
 # -- apply(run, event) -> Run ------------------------------------------------------------------
@@ -265,7 +452,7 @@ def check_takeover(apply: ApplyFn) -> list[str]:
         if not isinstance(exc, LeaseHeld):
             out.append("[takeover] a claim at t=140, after a heartbeat at t=125 extended a 30 s "
                        f"lease, {'raised ' + _name(exc) if exc else 'was accepted'}")
-    return out
+    return out or check_takeover_properties(apply)
 
 
 def random_walk(seed: int, n: int = 40) -> list[RunEvent]:
@@ -329,7 +516,7 @@ def check_revision(apply: ApplyFn) -> list[str]:
         for event in (RunEvent("complete", at=1.0, incarnation=1), RunEvent("nonsense", at=1.0)):
             _, _, problems = _apply_checked(apply, run, event, "revision")
             out += problems
-    return out
+    return out or check_revision_properties(apply)
 
 
 # -- apply inside a real SQLite store ----------------------------------------------------------
@@ -473,8 +660,8 @@ def check_prediction(accepted: Any, zombie_error: Any) -> list[str]:
     out = []
     if accepted_n != seen["accepted_incarnation"]:
         out.append("[prediction] the incarnation whose completion the store accepted is not the "
-                   "one you predicted; run m01.zombie_story() and compare")
+                   "one you predicted; run the cell after this one and compare")
     if error_name != str(seen["zombie_error"]):
         out.append("[prediction] the error the zombie got is not the one you predicted; run "
-                   "m01.zombie_story() and compare")
+                   "the cell after this one and compare")
     return out

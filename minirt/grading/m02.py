@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sqlite3
 import tempfile
 from collections.abc import Callable, Mapping
@@ -24,8 +25,10 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from ..canonical import canonical_json, normalise
 from ..clock import FakeClock
 from ..contracts import (
     GATES,
@@ -48,6 +51,12 @@ from ..runtime import Runtime
 from ..scenarios import SQLiteScenario
 from ..store.sqlite import SQLiteStore
 from ..tools import EffectClass, ToolCall
+from .differential import falsify, plain_equal
+
+#: The only names of this module the learner's answer and plain cells may use (the out-of-kernel
+#: run refuses the others). ``actual_gate`` (the prediction's answer) is not one of them.
+LEARNER_API = ("CHARGES", "Payments", "Mailer", "RefundReceipt", "RefundNotifyReceipt",
+               "call_for", "SCOPE", "PREDICT_CALL")
 
 SCOPE = "payments:refund"
 CHARGES: dict[str, dict[str, Any]] = {
@@ -217,10 +226,22 @@ def _describe(value: Any, exc: BaseException | None) -> str:
     return f"it raised {type(exc).__name__}: {str(exc)[:120]}"
 
 
+class ChargeBook:
+    """The ``charges`` callable handed to the learner's factory: returns the book it holds (an
+    object, so the out-of-kernel run may pass its method to the learner; a local lambda of the
+    grading code would be refused there)."""
+
+    def __init__(self, book: dict[str, Any]) -> None:
+        self.book = book
+
+    def __call__(self) -> dict[str, Any]:
+        return self.book
+
+
 def _charges(extra: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], Callable[[], Any]]:
     book = copy.deepcopy(CHARGES)
     book.update(copy.deepcopy(dict(extra or {})))
-    return book, lambda: book
+    return book, ChargeBook(book)
 
 
 def _build(tag: str, factory: Factory, *args: Any) -> tuple[Any, list[str]]:
@@ -254,6 +275,114 @@ def _good(**kw: Any) -> dict[str, Any]:
 ALL = frozenset({SCOPE})
 
 
+# -- prepare, differentially: every gate, its order and its boundaries against the reference ----
+
+def _padded(target: int) -> str:
+    """A charge id that makes ``_good(charge_id=...)`` exactly ``target`` canonical bytes."""
+    base = len(canonical_json(_good(charge_id="")).encode("utf-8"))
+    return "ch_" + "p" * (target - base - 3)
+
+
+_BOUNDARY_IDS = tuple(_padded(n) for n in (1023, 1024, 1025))
+_CHARGE_BOOK = {cid: {"amount": 5000, "currency": "EUR", "email": "p@example.com"}
+                for cid in _BOUNDARY_IDS}
+
+
+@st.composite
+def prepare_cases(draw: Any) -> tuple[Any, frozenset[str]]:
+    """Arguments around every gate: amounts at 0, 1, the charge's amount and one more, strings,
+    floats and bools; unknown charges; another currency; extra or missing fields; payloads of
+    exactly 1023, 1024 and 1025 bytes; with the scope, without it, or with another one."""
+    cid = draw(st.sampled_from(["ch_1", "ch_2", "ch_9", *_BOUNDARY_IDS]))
+    cap = {**CHARGES, **_CHARGE_BOOK}.get(cid, {"amount": 5000})["amount"]
+    amount = draw(st.sampled_from([-1, 0, 1, cap - 1, cap, cap + 1, "10", 10.5, True, None]))
+    args: Any = {"charge_id": cid, "amount": amount,
+                 "currency": draw(st.sampled_from(["EUR", "USD", "eur"]))}
+    shape = draw(st.sampled_from(["ok", "ok", "ok", "extra", "missing", "not a dict"]))
+    if shape == "extra":
+        args["note"] = "x"
+    elif shape == "missing":
+        del args[draw(st.sampled_from(sorted(args)))]
+    elif shape == "not a dict":
+        args = [args]
+    scopes = draw(st.sampled_from([frozenset({SCOPE}), frozenset(), frozenset({"payments:read"}),
+                                   frozenset({SCOPE, "payments:read"})]))
+    return args, scopes
+
+
+def _outcome_of(tool: Any, args: Any, scopes: frozenset[str]) -> tuple[Any, Any]:
+    value, exc = _prepare(tool, args, scopes)
+    if exc is not None:
+        attrs = {k: v for k, v in getattr(exc, "attrs", {}).items() if k != "reason"}
+        return "raised", (type(exc).__name__, attrs)
+    return "prepared", normalise(value) if isinstance(value, Mapping) else value
+
+
+def _gate_of(case: tuple[Any, frozenset[str]]) -> str:
+    ref = reference_refund(lambda: {**CHARGES, **_CHARGE_BOOK}, Payments())
+    kind, value = _outcome_of(ref, *case)
+    return value[0] if kind == "raised" else "accepted"
+
+
+def _prepare_property(make_refund: Factory) -> Callable[[Any], str | None]:
+    def prop(case: tuple[Any, frozenset[str]]) -> str | None:
+        args, scopes = case
+        book = {**copy.deepcopy(CHARGES), **copy.deepcopy(_CHARGE_BOOK)}
+        tool, exc = _call(make_refund, ChargeBook(book), Payments())
+        if exc is not None or not callable(getattr(tool, "prepare", None)):
+            return f"make_refund did not build a tool ({_describe(None, exc)})"
+        given = copy.deepcopy(args)
+        got = _outcome_of(tool, given, scopes)
+        if canonical_json(given) != canonical_json(args):
+            return "prepare changed the arguments it was given"
+        want = _outcome_of(reference_refund(lambda: book, Payments()), args, scopes)
+        if got[0] != want[0]:
+            what = f"refused it with {got[1][0]}" if got[0] == "raised" else "accepted it"
+            wanted = f"{want[1][0]}" if want[0] == "raised" else "acceptance"
+            return f"prepare {what}, expected {wanted}"
+        if want[0] == "raised":
+            (gname, gattrs), (wname, wattrs) = got[1], want[1]
+            if gname != wname:
+                return f"prepare raised {gname}, expected {wname} (the gates run in order)"
+            for k, v in wattrs.items():
+                if not plain_equal(gattrs.get(k, "<missing>"), v):
+                    return f"{wname}.{k} is {gattrs.get(k, '<missing>')!r}, expected {v!r}"
+            return None
+        if not plain_equal(got[1], want[1]):
+            return f"prepare returned {got[1]!r}, expected the canonical arguments {want[1]!r}"
+        return None
+    return prop
+
+
+def check_prepare_properties(make_refund: Factory, prop: str, gates: tuple[str, ...]) -> list[str]:
+    """[prop] differential against the reference contract on generated calls whose reference
+    outcome is one of ``gates`` (error class names, or "accepted"): the same gate, every
+    attribute of its error but the free-text reason, or the same canonical arguments."""
+    examples = [(_good(charge_id=cid), frozenset({SCOPE})) for cid in _BOUNDARY_IDS]
+    examples += [(_good(amount=5000), frozenset({SCOPE})), (_good(amount=5001), frozenset()),
+                 (_good(amount=0), frozenset()), (_good(charge_id="ch_9"), frozenset())]
+    check = _prepare_property(make_refund)
+
+    def judged(case: tuple[Any, frozenset[str]]) -> str | None:
+        return check(case) if _gate_of(case) in gates else None  # another cell's property
+
+    return falsify(prop, prepare_cases(), judged, max_examples=80, examples=examples,
+                   show=lambda c: f"args={_short_args(c[0])} ({_size(c[0])} canonical bytes), "
+                   f"scopes={sorted(c[1])}")
+
+
+def _size(args: Any) -> int | str:
+    try:
+        return len(canonical_json(args).encode("utf-8"))
+    except Exception:  # noqa: BLE001 - not JSON data: no size
+        return "?"
+
+
+def _short_args(args: Any) -> str:
+    text = repr(args)
+    return re.sub(r"p{20,}", lambda m: f"<{len(m.group())} x 'p'>", text)
+
+
 # -- the checks ---------------------------------------------------------------------------------
 
 def check_schema(make_refund: Factory) -> list[str]:
@@ -283,7 +412,7 @@ def check_schema(make_refund: Factory) -> list[str]:
                         f"({_describe(value, exc)})")
     if payments.refunds():
         failures.append("[schema] checking arguments refunded money")
-    return failures
+    return failures or check_prepare_properties(make_refund, "schema", ("SchemaViolation",))
 
 
 def check_domain(make_refund: Factory) -> list[str]:
@@ -316,7 +445,7 @@ def check_domain(make_refund: Factory) -> list[str]:
                         "was built", _good(amount=2500), ALL, DomainViolation, "amount")
     if payments.refunds():
         failures.append("[domain] checking arguments refunded money")
-    return failures
+    return failures or check_prepare_properties(make_refund, "domain", ("DomainViolation",))
 
 
 def check_authorization(make_refund: Factory) -> list[str]:
@@ -345,7 +474,7 @@ def check_authorization(make_refund: Factory) -> list[str]:
     if payments.refunds():
         failures.append("[authorization] a refund reached the payments provider without the "
                         "scope")
-    return failures
+    return failures or check_prepare_properties(make_refund, "authorization", ("NotAuthorized",))
 
 
 def check_limits(make_refund: Factory) -> list[str]:
@@ -364,7 +493,7 @@ def check_limits(make_refund: Factory) -> list[str]:
                         _good(charge_id=small), ALL, None)
     failures += _expect("limits", tool, "an oversized call without the scope",
                         _good(charge_id=big), frozenset(), NotAuthorized)
-    return failures
+    return failures or check_prepare_properties(make_refund, "limits", ("LimitExceeded", "accepted"))
 
 
 def _run_once(workdir: Path, tool: Any, args: Any, *, scopes: tuple[str, ...] = (SCOPE,),
@@ -412,10 +541,10 @@ def check_partial(make_refund_and_notify: Factory) -> list[str]:
         names = [h.get("name") if isinstance(h, Mapping) else h for h in exc.happened]
         if names != ["refund"]:
             failures.append(f"[partial-report] the report lists {names} as happened")
-        receipt = json.dumps(exc.receipts.get("refund"))
-        if rows and rows[0]["refund_id"] not in receipt:
-            failures.append("[partial-report] the refund's receipt does not carry the "
-                            "provider's refund id")
+        receipt = normalise(exc.receipts.get("refund"))
+        if rows and not plain_equal(receipt, {"refund_id": rows[0]["refund_id"]}):
+            failures.append("[partial-report] the refund's receipt is not {'refund_id': <the "
+                            f"provider's refund id>}} (got {str(receipt)[:80]})")
         if "notify" not in list(exc.not_happened) + list(exc.unknown):
             failures.append("[partial-report] the report does not account for the notification")
     # 2. everything works
@@ -570,6 +699,36 @@ class LearnerRefundScenario(SQLiteScenario):
         return Verdict(Outcome.CLEAN)
 
 
+class _BadIdPayments(Payments):
+    """A provider that answers with a refund id that is not a string (for output validation)."""
+
+    def refund(self, key: str, charge_id: str, amount: int, currency: str) -> Any:
+        super().refund(key, charge_id, amount, currency)
+        return 12345
+
+
+def _declared_keyed_and_validated(make_refund: Factory) -> str | None:
+    """None when the contract is declared KEYED (the runtime may not re-run it freely) and its
+    output is validated (a provider answer that is not a receipt raises OutputInvalid)."""
+    _, charges = _charges()
+    tool, exc = _call(make_refund, charges, _BadIdPayments())
+    if exc is not None:
+        return f"building the contract raised {type(exc).__name__}"
+    effect = str(getattr(getattr(tool, "effect", None), "value", getattr(tool, "effect", None)))
+    if effect != EffectClass.KEYED.value:
+        return (f"the refund is declared {effect!r}; a refund is an effect the provider "
+                "deduplicates by key (EffectClass.KEYED)")
+    prepared, exc = _prepare(tool, _good(), ALL)
+    if exc is not None:
+        return f"a valid refund was refused: {type(exc).__name__}"
+    out, exc = _call(tool.invoke, call_for(tool, prepared))
+    if type(_trusted(exc)).__name__ != "OutputInvalid":
+        return ("a provider answer with a non-string refund id was "
+                f"{'accepted' if exc is None else type(exc).__name__}; the receipt must be "
+                "validated against RefundReceipt (OutputInvalid)")
+    return None
+
+
 def check_crash(make_refund: Factory) -> list[str]:
     """[crash-refund-once] crashed at every fault point and recovered, the run succeeds with
     exactly one refund in the provider's ledger."""
@@ -579,6 +738,9 @@ def check_crash(make_refund: Factory) -> list[str]:
         return failures
     if getattr(tool, "name", None) != "refund":
         return [f"[crash-refund-once] the tool is named {getattr(tool, 'name', None)!r}"]
+    problem = _declared_keyed_and_validated(make_refund)
+    if problem:
+        return [f"[crash-refund-once] {problem}"]
     cells, exc = _call(sweep, LearnerRefundScenario(make_refund))
     if exc is not None:
         return [f"[crash-refund-once] the sweep could not run: {type(exc).__name__}: {exc}"]

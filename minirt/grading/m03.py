@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from ..canonical import canonical_json, digest
 from ..errors import MinirtError
 from ..faults import FaultPlan, Faults, Outcome, SimulatedCrash, crash_once
@@ -34,6 +36,12 @@ from ..run import RunState
 from ..runtime import Context, Runtime
 from ..scenarios.m03_journal import RefundScenario, RefundWorld, refund_agent
 from ..store.base import Event
+from .differential import falsify, plain_equal
+
+#: The only names of this module the learner's answer and plain cells may use (the out-of-kernel
+#: run refuses the others). ``observe_w3_refund`` (the prediction's answer) is not one of them.
+LEARNER_API = ("UNRESOLVED", "Divergence", "Recorded", "journal_rows", "LearnerScenario", "same",
+               "positions")
 
 LookupFn = Callable[..., Any]
 
@@ -331,7 +339,173 @@ def check_recorded(lookup: LookupFn) -> list[str]:
     got, exc = ask(lookup, [], 0, "intent", "lookup_order", digest({}))
     if exc is not None or got is not None:
         out.append(f"[recorded-result] an empty journal: lookup {describe_answer(got, exc)}")
-    return out
+    return out or check_lookup_properties(lookup, "recorded-result", _answer_is("none",
+                                                                                 "recorded"))
+
+
+# -- lookup, differentially: generated journals against the drill's rule -------------------------
+
+OPENINGS = ("step", "decision", "intent")
+NOTES = ("attempt", "reconciled", "lookup_failed")
+NAMES = ("plan", "refund", "ref")
+DIGESTS = (None, "d1", "d2")
+
+
+def reference_lookup(rows: list[dict[str, Any]], step: int, kind: str, name: str,
+                     args_digest: str | None) -> Any:
+    """The drill's rule: None, Recorded(value), UNRESOLVED, or Divergence (texts free)."""
+    here = [r for r in rows if r["step"] == step]
+    if not here:
+        return None
+    opening = next((r for r in here if r["kind"] in OPENINGS), None)
+    if opening is None:
+        raise Divergence(step=step, recorded="no call, only notes", requested=f"{kind} {name!r}")
+    if (opening["kind"], opening["name"], opening["args_digest"]) != (kind, name, args_digest):
+        raise Divergence(step=step, recorded=f"{opening['kind']} {opening['name']!r}",
+                         requested=f"{kind} {name!r}")
+    if kind != "intent":
+        return Recorded(opening["value"])
+    result = next((r for r in here if r["kind"] == "result"), None)
+    return UNRESOLVED if result is None else Recorded(result["value"])
+
+
+_values = st.one_of(st.integers(0, 3), st.sampled_from(["", "ok"]), st.none(),
+                    st.fixed_dictionaries({"refund_id": st.sampled_from(["re_1", "re_2"]),
+                                           "lines": st.lists(st.integers(0, 2), max_size=2)}))
+
+
+@st.composite
+def journals(draw: Any) -> tuple[list[dict[str, Any]], tuple[int, str, str, str | None]]:
+    """A journal of 0..4 positions (step, decision or intent, with or without its result, notes
+    before and after, or notes only), then a request: at a recorded position (the same call, or
+    one of kind, name, digest changed), or past the end."""
+    rows: list[dict[str, Any]] = []
+    seq = 0
+    calls = {}
+
+    def row(step: int, kind: str, name: Any = None, dg: Any = None, value: Any = None) -> None:
+        nonlocal seq
+        seq += 1
+        rows.append({"seq": seq, "step": step, "kind": kind, "name": name, "args_digest": dg,
+                     "value": value})
+
+    for step in range(draw(st.integers(0, 4))):
+        shape = draw(st.sampled_from(["call", "call", "call", "notes"]))
+        if shape == "notes":
+            for _ in range(draw(st.integers(1, 2))):
+                row(step, draw(st.sampled_from(NOTES)))
+            continue
+        kind = draw(st.sampled_from(OPENINGS))
+        name = draw(st.sampled_from(NAMES))
+        dg = None if kind == "step" else draw(st.sampled_from(DIGESTS[1:]))
+        row(step, kind, name, dg, None if kind == "intent" else draw(_values))
+        calls[step] = (kind, name, dg)
+        if kind == "intent":
+            for _ in range(draw(st.integers(0, 2))):
+                row(step, draw(st.sampled_from(NOTES)))
+            if draw(st.booleans()):
+                row(step, "result", value=draw(_values))
+                if draw(st.booleans()):
+                    row(step, "reconciled")
+    where = draw(st.integers(0, 5))
+    if where in calls and draw(st.booleans()):
+        kind, name, dg = calls[where]
+        change = draw(st.sampled_from(["none", "kind", "name", "digest"]))
+        if change == "kind":
+            kind = draw(st.sampled_from([k for k in OPENINGS if k != kind]))
+        elif change == "name":
+            name = draw(st.sampled_from([n for n in NAMES if n != name]))
+        elif change == "digest":
+            dg = draw(st.sampled_from([d for d in DIGESTS if d != dg]))
+        return rows, (where, kind, name, dg)
+    return rows, (where, draw(st.sampled_from(OPENINGS)), draw(st.sampled_from(NAMES)),
+                  draw(st.sampled_from(DIGESTS)))
+
+
+def _lookup_property(lookup: LookupFn) -> Callable[[Any], str | None]:
+    def prop(case: Any) -> str | None:
+        rows, (step, kind, name, dg) = case
+        given = copy.deepcopy(rows)
+        try:
+            got, exc = lookup(given, step, kind, name, dg), None
+        except Exception as error:  # learner code
+            got, exc = None, error
+        if canonical_json(given) != canonical_json(rows):
+            return "lookup changed the rows it was given"
+        try:
+            want, want_exc = reference_lookup(copy.deepcopy(rows), step, kind, name, dg), None
+        except Divergence as error:
+            want, want_exc = None, error
+        if want_exc is not None:
+            if type(exc).__name__ != "Divergence":
+                return f"lookup {describe_answer(got, exc)}, expected Divergence"
+            if not plain_equal(getattr(exc, "step", None), step):
+                return f"Divergence says step {getattr(exc, 'step', None)!r}, expected {step}"
+            rec, req = getattr(exc, "recorded", None), getattr(exc, "requested", None)
+            if not (isinstance(rec, str) and rec.strip() and isinstance(req, str)
+                    and str(name) in req):
+                return ("Divergence must name the recorded call (or say there is none) and the "
+                        f"requested one: recorded={rec!r}, requested={req!r}")
+            return None
+        if exc is not None:
+            return f"lookup raised {type(exc).__name__}: {exc}"[:200] + f"; expected {want!r}"[:80]
+        if want is None or want is UNRESOLVED:
+            return None if got is want else f"lookup {describe_answer(got, None)}, expected {want!r}"
+        if type(got) is not Recorded or not same(got.value, want.value):
+            return f"lookup {describe_answer(got, None)}, expected Recorded(the recorded value)"
+        return None
+    return prop
+
+
+def _show_journal(case: Any) -> str:
+    rows, request = case
+    short = [(r["step"], r["kind"], r["name"], r["args_digest"], r["value"]) for r in rows]
+    return f"rows (step, kind, name, args_digest, value)={short}; request={request}"
+
+
+def check_lookup_properties(lookup: LookupFn, prop: str,
+                            only: Callable[[Any], bool] = lambda case: True) -> list[str]:
+    """[prop] differential on generated journals (filtered by ``only``): None past the end,
+    Recorded(value) with the exact recorded value, UNRESOLVED for an intent without result,
+    Divergence on every kind/name/digest mismatch and on a position of notes only."""
+    examples = [case for case in BOUNDARY_CASES if only(case)]
+    return falsify(prop, journals().filter(only), _lookup_property(lookup), max_examples=120,
+                   show=_show_journal, examples=examples)
+
+
+def _rows(*spec: tuple[int, str, Any, Any, Any]) -> list[dict[str, Any]]:
+    return [{"seq": i + 1, "step": st_, "kind": k, "name": n, "args_digest": d, "value": v}
+            for i, (st_, k, n, d, v) in enumerate(spec)]
+
+
+#: Always tried first: a tool whose result is None, notes between an intent and its result, a
+#: position of notes only, an intent with notes and no result, a digest mismatch, past the end.
+BOUNDARY_CASES = (
+    (_rows((0, "intent", "refund", "d1", None), (0, "result", None, None, None)),
+     (0, "intent", "refund", "d1")),
+    (_rows((0, "decision", "plan", "d1", None)), (0, "decision", "plan", "d1")),
+    (_rows((0, "intent", "refund", "d1", None), (0, "attempt", None, None, None),
+           (0, "result", None, None, {"refund_id": "re_1"})), (0, "intent", "refund", "d1")),
+    (_rows((0, "step", "plan", None, 1), (1, "attempt", None, None, None)),
+     (1, "step", "plan", None)),
+    (_rows((0, "intent", "refund", "d1", None), (0, "attempt", None, None, None)),
+     (0, "intent", "refund", "d1")),
+    (_rows((0, "intent", "refund", "d1", None), (0, "result", None, None, 1)),
+     (0, "intent", "refund", "d2")),
+    (_rows((0, "step", "plan", None, 1)), (1, "step", "plan", None)),
+)
+
+
+def _answer_is(*kinds: str) -> Callable[[Any], bool]:
+    def only(case: Any) -> bool:
+        rows, (step, kind, name, dg) = case
+        try:
+            want = reference_lookup(rows, step, kind, name, dg)
+        except Divergence:
+            return "divergence" in kinds
+        label = ("none" if want is None else "unresolved" if want is UNRESOLVED else "recorded")
+        return label in kinds
+    return only
 
 
 def _diverging_requests(rows: list[dict[str, Any]]) -> list[tuple[str, int, str, str, Any]]:
@@ -371,7 +545,7 @@ def check_divergence(lookup: LookupFn) -> list[str]:
             out.append(f"[divergence] {label}: recorded={rec!r} / requested={req!r} must name "
                        "the recorded call and the requested one")
     out += _changed_workflow(lookup)
-    return out
+    return out or check_lookup_properties(lookup, "divergence", _answer_is("divergence"))
 
 
 def changed_refund_agent(ctx: Context, task: dict[str, Any]) -> dict[str, Any]:
@@ -479,7 +653,8 @@ def check_unresolved(lookup: LookupFn) -> list[str]:
         if isinstance(v, str) or v.outcome in (Outcome.LOST, Outcome.WRONG, Outcome.STUCK):
             out.append(f"[unresolved-intent] crash at {point} #{n}, then resume: "
                        f"{v if isinstance(v, str) else v.outcome.value + ': ' + v.detail}")
-    return out
+    return out or check_lookup_properties(lookup, "unresolved-intent",
+                                          _answer_is("unresolved", "recorded"))
 
 
 # -- predict, then run ------------------------------------------------------------------------
@@ -503,6 +678,6 @@ def check_prediction(prediction: Any) -> list[str]:
         return [f"[prediction] prediction must be a dict with integer {sorted(observed)}"]
     wrong = sorted(k for k in observed if guess[k] != observed[k])
     if wrong:
-        return [f"[prediction] the run does not show your {', '.join(wrong)}: run the crash "
-                "again and count in the ledger"]
+        return [f"[prediction] the run does not show your {', '.join(wrong)}: run the cell after "
+                "this one and count in the ledger"]
     return []

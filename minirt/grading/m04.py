@@ -19,6 +19,7 @@ The key and the reconcile properties are checked apart (the reconcile checks use
 
 from __future__ import annotations
 
+import copy
 import tempfile
 import uuid
 from collections.abc import Callable
@@ -26,7 +27,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..canonical import normalise
+from hypothesis import strategies as st
+
+from ..canonical import canonical_json, normalise
 from ..clock import FakeClock
 from ..faults import TOOL_POINTS, WINDOWS, Outcome, crash_once
 from ..run import RunState
@@ -34,6 +37,11 @@ from ..runtime import Resolution, Runtime
 from ..scenarios import m04_payment as m04
 from ..store.sqlite import SQLiteStore
 from ..tools import EffectClass, Lookup, OutcomeUnknown, ToolCall
+from .differential import falsify, plain_equal
+
+#: The only names of this module the learner's answer and plain cells may use (the out-of-kernel
+#: run refuses the others). ``duplicate_windows`` (the prediction's answer) is not one of them.
+LEARNER_API = ("spy_run", "resume_after", "crash_in", "SpyCharge", "CHARGE")
 
 KeyFn = Callable[[str, int, str, Any], Any]
 ReconcileFn = Callable[[Any, Any, ToolCall], Any]
@@ -127,7 +135,203 @@ def check_key_bound(derive_key: KeyFn) -> list[str]:
             return ["[key-bound] the same arguments in another key order got another key"]
     except LearnerFailed as exc:
         return [f"[key-bound] {exc}"]
-    return []
+    return check_key_properties(derive_key)
+
+
+# -- the key, differentially: same logical call <=> same key, over generated calls --------------
+
+_scalars = st.one_of(st.integers(-2, 2), st.sampled_from([0.0, 1.0, 42.0, 4200, 4200.0]),
+                     st.booleans(), st.none(), st.sampled_from(["", "a", "a:1", "1", "é", "e\u0301"]))
+_json = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "ab", "amount"]),
+                                                 inner, max_size=3)), max_leaves=6)
+_calls = st.tuples(st.sampled_from(["r", "r1", "r:1", "run-7", "r|1"]), st.sampled_from([1, 2, 11]),
+                   st.sampled_from(["charge", "refund", "charge1"]),
+                   st.dictionaries(st.sampled_from(["a", "b", "ab", "amount"]), _json, max_size=3))
+
+
+def _reordered(value: Any) -> Any:
+    """The same JSON with every object's keys in reverse order (lists keep their order)."""
+    if isinstance(value, dict):
+        return {k: _reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(v) for v in value]
+    return value
+
+
+def _identity(call: tuple[Any, ...]) -> str:
+    """The logical identity of a call, as the drill defines it: run, step, tool and the canonical
+    JSON of the arguments (key order ignored, 42 and 42.0 apart, strings in NFC)."""
+    return canonical_json([call[0], call[1], call[2], call[3]])
+
+
+def _key_pair_property(derive_key: KeyFn) -> Callable[[tuple[Any, Any]], str | None]:
+    def prop(pair: tuple[Any, Any]) -> str | None:
+        a, b = pair
+        before = copy.deepcopy(pair)
+        try:
+            ka, kb = _key(derive_key, *a), _key(derive_key, *b)
+        except LearnerFailed as exc:
+            return str(exc)
+        if not plain_equal(pair, before) or canonical_json(pair) != canonical_json(before):
+            return "derive_key changed the arguments it was given"
+        same = _identity(a) == _identity(b)
+        if same and ka != kb:
+            return "two calls of the same logical operation got different keys"
+        if not same and ka == kb:
+            return "two different operations got the same key"
+        if not 0 < len(ka) <= 255:
+            return f"a key of {len(ka)} characters cannot be sent as an Idempotency-Key"
+        return None
+    return prop
+
+
+@st.composite
+def key_pairs(draw: Any) -> tuple[Any, Any]:
+    """Two calls: the same one with its keys reordered, one with a single part changed, or two
+    independent calls from small domains (so "r1"+"1" and "r"+"11" both occur)."""
+    a = draw(_calls)
+    how = draw(st.sampled_from(["reorder", "change", "independent"]))
+    if how == "reorder":
+        return a, (a[0], a[1], a[2], _reordered(a[3]))
+    if how == "change":
+        b = draw(_calls)
+        part = draw(st.integers(0, 3))
+        return a, tuple(b[i] if i == part else a[i] for i in range(4))
+    return a, draw(_calls)
+
+
+def check_key_properties(derive_key: KeyFn) -> list[str]:
+    """[key-bound] differential: over generated pairs of calls (nested arguments, keys in another
+    order, 42 vs 42.0, True vs 1, separators inside ids), the keys are equal exactly when the
+    calls are the same logical operation; arguments are left unchanged."""
+    examples = [(("run-7", 1, "charge", {"a": {"x": 1, "y": [1, {"z": 2}]}}),
+                 ("run-7", 1, "charge", {"a": {"x": 1, "y": [1, {"z": 3}]}})),
+                (("r1", 1, "charge", {}), ("r", 11, "charge", {})),
+                (("r", 1, "charge", {"a": 1}), ("r", 1, "charge", {"a": True})),
+                (("r", 1, "charge", {"a": [1, 2]}), ("r", 1, "charge", {"a": [2, 1]})),
+                (("r", 1, "charge", {"a": {"b": 1, "ab": 2}}),
+                 ("r", 1, "charge", {"a": {"ab": 2, "b": 1}}))]
+    return falsify("key-bound", key_pairs(), _key_pair_property(derive_key), max_examples=150,
+                   examples=examples)
+
+
+# -- reconcile, differentially: fake provider, fake clock, every retention boundary -------------
+
+RETENTION = 86_400.0
+
+
+class _Opening:
+    def __init__(self, at: float) -> None:
+        self.kind, self.at = "intent", at
+
+
+class _Position:
+    def __init__(self, at: float) -> None:
+        self.opening = _Opening(at)
+
+
+class FakeJournal:
+    def __init__(self, step: int, at: float) -> None:
+        self._step, self._at = step, at
+
+    def at(self, step: int) -> _Position | None:
+        return _Position(self._at) if step == self._step else None
+
+
+class FakeRuntime:
+    def __init__(self, now: float) -> None:
+        self.clock = FakeClock(now)
+
+
+class FakeContext:
+    """What a reconcile policy reads: ``runtime.clock.now()`` and the journal's intent time."""
+
+    def __init__(self, step: int, sent_at: float, now: float) -> None:
+        self.runtime, self.journal = FakeRuntime(now), FakeJournal(step, sent_at)
+
+
+class FakeProvider:
+    """A keyed tool with lookup; ``log`` counts what reconcile asked. Sending is refused."""
+
+    name = "charge"
+    effect = EffectClass.KEYED
+    has_lookup = True
+
+    def __init__(self, found: bool, result: Any, retention_for: float | None) -> None:
+        self.found, self.result, self.retention_for = found, result, retention_for
+        self.log: list[str] = []
+
+    def lookup(self, call: ToolCall) -> Lookup:
+        self.log.append("lookup")
+        return Lookup(self.found, copy.deepcopy(self.result) if self.found else None)
+
+    def invoke(self, call: ToolCall) -> Any:
+        self.log.append("send")
+        raise AssertionError("reconcile must not send; it says redispatch and the runtime does")
+
+
+def expected_resolution(found: bool, result: Any, retention: float | None,
+                        elapsed: float) -> tuple[str, Any]:
+    """The drill's rule: found -> its result; else past retention (elapsed >= retention) ->
+    unknown; else redispatch with the same key."""
+    if found:
+        return "result", result
+    if retention is not None and elapsed >= retention:
+        return "unknown", None
+    return "redispatch", None
+
+
+def _reconcile_property(reconcile: ReconcileFn) -> Callable[[tuple[Any, ...]], str | None]:
+    def prop(case: tuple[Any, ...]) -> str | None:
+        found, result, retention, offset = case
+        elapsed = (retention if retention is not None else RETENTION) + offset
+        t0 = m04.EPOCH
+        tool = FakeProvider(found, result, retention)
+        ctx = FakeContext(3, t0, t0 + elapsed)
+        call = ToolCall("run-spy", 3, "charge", dict(CHARGE), "ek_" + "0" * 32, 1)
+        try:
+            r = reconcile(ctx, tool, call)
+        except Exception as exc:  # learner code
+            return f"reconcile raised {_fmt(exc)}"
+        kind = str(getattr(r, "kind", ""))
+        want_kind, want_value = expected_resolution(found, result, retention, elapsed)
+        where = (f"{'found' if found else 'not found'}, {elapsed:g} s after the first send, "
+                 f"retention {retention}")
+        if tool.log.count("lookup") != 1 or "send" in tool.log:
+            return f"({where}) reconcile asked the provider {tool.log}; look it up exactly once"
+        if kind != want_kind:
+            return f"({where}) reconcile answered {kind!r}, expected {want_kind!r}"
+        if want_kind == "result" and not plain_equal(normalise(getattr(r, "value", None)),
+                                                     want_value):
+            return f"({where}) the result is not the provider's recorded result"
+        reason = getattr(r, "reason", "")
+        if not isinstance(reason, str) or not reason.strip():
+            return (f"({where}) the resolution gives no reason; every answer says why, in words "
+                    "(an operator reads it when the run stops)")
+        return None
+    return prop
+
+
+def check_reconcile_properties(reconcile: ReconcileFn, prop: str,
+                               retention_only: bool = False) -> list[str]:
+    """[prop] differential on a fake provider and clock. lookup-before-resend: found or not,
+    nested results, retention 24 h, 60 s or none, always within the retention. no-blind-resend:
+    not found, elapsed exactly at, just before and just after the retention."""
+    if retention_only:
+        strategy = st.tuples(st.just(False), st.none(), st.sampled_from([RETENTION, 60.0]),
+                             st.sampled_from([0.0, -0.5, 0.5, -3600.0, 3600.0]))
+        boundary = [(False, None, RETENTION, 0.0), (False, None, RETENTION, -0.5),
+                    (False, None, 60.0, 0.0), (False, None, RETENTION, 0.5)]
+    else:
+        strategy = st.tuples(st.booleans(), _json, st.sampled_from([RETENTION, 60.0, None]),
+                             st.sampled_from([-30.0, -1.0, -0.5]))
+        boundary = [(True, {"charge_id": "ch_1", "nested": {"k": [1]}}, RETENTION, -1.0),
+                    (False, None, None, -1.0), (False, None, RETENTION, -1.0)]
+    return falsify(prop, strategy, _reconcile_property(reconcile), max_examples=60,
+                   examples=boundary, show=lambda c: dict(zip(
+                       ("found", "result", "retention_for", "elapsed_minus_retention"), c,
+                       strict=True)))
 
 
 # -- reconcile, alone ---------------------------------------------------------------------------
@@ -206,7 +410,7 @@ def check_lookup_before_resend(reconcile: ReconcileFn) -> list[str]:
         if out.value != spy.receipt(spy.charges[0]):
             return [f"[lookup-before-resend] after a lost response {case} the run recorded "
                     f"{str(out.value)[:80]}, not the provider's receipt"]
-    return []
+    return check_reconcile_properties(reconcile, "lookup-before-resend")
 
 
 def check_no_blind_resend(reconcile: ReconcileFn) -> list[str]:
@@ -227,7 +431,7 @@ def check_no_blind_resend(reconcile: ReconcileFn) -> list[str]:
         return [f"[no-blind-resend] 25 h after a crash in W3 (retention 24 h) the run ended "
                 f"{outcome.state.value}{why}; an outcome nobody can settle any more must be "
                 "escalated"]
-    return []
+    return check_reconcile_properties(reconcile, "no-blind-resend", retention_only=True)
 
 
 def resume_after(reconcile: ReconcileFn, after_for: float) -> tuple[str, str]:
@@ -283,5 +487,5 @@ def check_prediction(predicted: Any) -> list[str]:
     actual = duplicate_windows()
     if got != actual:
         return [f"[predict] you predicted {sorted(got)}; the sweep disagrees in "
-                f"{len(got ^ actual)} window(s): rerun the lesson's sweep and look again"]
+                f"{len(got ^ actual)} window(s): run the cell after this one and look again"]
     return []

@@ -14,11 +14,14 @@ come from :func:`minirt.effects.plan_compensations`, imported here.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from hypothesis import strategies as st
 
 from ..canonical import canonical_json
 from ..effects import Action, EffectStatus, ForwardEffect, plan_compensations
@@ -26,6 +29,11 @@ from ..faults import boundaries, crash_once
 from ..scenarios.m05_saga import VARIANTS, operator_aborts, scratch_dir
 from ..tools import Lookup, OutcomeUnknown
 from ..world.ledger import Ledger
+from .differential import falsify, plain_equal
+
+#: The only names of this module the learner's answer and plain cells may use (the out-of-kernel
+#: run refuses the others). ``observe_money`` (the prediction's answer) is not one of them.
+LEARNER_API = ("fx", "actions", "Provider", "TOOLS", "MONEY", "PREDICTION_POINTS")
 
 PlanFn = Callable[[Sequence[ForwardEffect], Callable[[ForwardEffect], Lookup]], Any]
 KeyFn = Callable[[str, str], Any]
@@ -158,6 +166,117 @@ def _random_cases(statuses: Sequence[str], seeds: Sequence[int], *, compensable:
     return cases
 
 
+# -- the plan, differentially: generated effect sets against minirt.effects.plan_compensations ----
+
+_receipts = st.one_of(st.none(), st.fixed_dictionaries(
+    {"id": st.sampled_from(["r1", "r2"]), "lines": st.lists(st.fixed_dictionaries(
+        {"sku": st.sampled_from(["a", "b"]), "qty": st.integers(1, 2)}), max_size=2)}))
+
+
+@st.composite
+def effect_sets(draw: Any, statuses: tuple[str, ...], compensable: bool | None
+                ) -> tuple[list[ForwardEffect], dict[str, str]]:
+    """2..5 forward effects with distinct steps in any order (gaps allowed), nested receipts and
+    args, and the provider's answer for each (found, missing or down)."""
+    steps = draw(st.lists(st.integers(0, 7), min_size=1, max_size=5, unique=True))
+    effects, answers = [], {}
+    for step in steps:
+        tool, comp = draw(st.sampled_from(TOOLS))
+        if compensable is not None:
+            comp = (comp or "undo_" + tool) if compensable else None
+        status = EffectStatus(draw(st.sampled_from(statuses)))
+        receipt = draw(_receipts) if status is EffectStatus.RECEIPTED else None
+        if status is EffectStatus.RECEIPTED and receipt is None:
+            receipt = {"id": f"r{step}"}
+        e = ForwardEffect(step, tool, f"ek_{step:032d}", status, comp, receipt,
+                          1_700_000_000.0 + step if receipt is not None else None,
+                          {"order": "o-1", "items": [{"sku": "a", "qty": step}]})
+        effects.append(e)
+        answers[str(e.effect_key)] = draw(st.sampled_from(["found", "missing", "down"]))
+    return effects, answers
+
+
+def _effect_fields(e: Any) -> dict[str, Any]:
+    out = {}
+    for name in ("step", "tool", "effect_key", "status", "compensation", "receipt", "args"):
+        value = getattr(e, name, "<missing>")
+        out[name] = getattr(value, "value", value) if name == "status" else value
+    return out
+
+
+def _plan_property(plan: PlanFn) -> Callable[[tuple[list[ForwardEffect], dict[str, str]]],
+                                              str | None]:
+    def prop(case: tuple[list[ForwardEffect], dict[str, str]]) -> str | None:
+        effects, answers = case
+        given = list(effects)
+        before = copy.deepcopy(given)
+        provider = Provider(answers)
+        try:
+            got = list(plan(given, provider))
+        except Exception as exc:  # learner code
+            return f"the planner raised {type(exc).__name__}: {exc}"
+        if given != before or [_effect_fields(e) for e in given] != \
+                [_effect_fields(e) for e in before]:
+            return "the planner changed the list of effects it was given (sorted it in place?)"
+        unknown = [str(e.effect_key) for e in effects if e.status is EffectStatus.UNKNOWN]
+        if any(k not in provider.asked for k in unknown):
+            return "an effect with an unknown outcome was decided without asking its provider"
+        want = plan_compensations(copy.deepcopy(effects), Provider(answers))
+        if len(got) != len(want):
+            return f"the plan has {len(got)} entries for {len(want)} effects"
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            action = getattr(getattr(g, "action", None), "value", getattr(g, "action", None))
+            if not plain_equal(action, w.action.value):
+                return (f"entry {i} (step {w.effect.step}) is {action!r}, expected "
+                        f"{w.action.value!r} (last step first)")
+            mine, ref = _effect_fields(getattr(g, "effect", None)), _effect_fields(w.effect)
+            for name, value in ref.items():
+                if not plain_equal(mine[name], value):
+                    return (f"entry {i} (step {w.effect.step}): its effect's {name} is "
+                            f"{_repr(mine[name])}, expected {_repr(value)} (the effect as the "
+                            "plan settled it)")
+        return None
+    return prop
+
+
+def _show_effects(case: tuple[list[ForwardEffect], dict[str, str]]) -> str:
+    effects, answers = case
+    return "; ".join(f"step {e.step} {e.tool} {e.status.value} comp={e.compensation} "
+                     f"provider={answers[str(e.effect_key)]}" for e in effects)
+
+
+def check_plan_properties(plan: PlanFn, prop: str, statuses: tuple[str, ...],
+                          compensable: bool | None) -> list[str]:
+    """[prop] differential against minirt's planner on generated effect sets: every entry's
+    action and every field of its settled effect, last step first, inputs untouched, each unknown
+    outcome looked up. ``[]`` or one message with the shrunk counterexample."""
+    return falsify(prop, effect_sets(statuses, compensable), _plan_property(plan),
+                   max_examples=80, show=_show_effects)
+
+
+def check_key_properties(key: KeyFn) -> list[str]:
+    """[key-stable] differential: over generated pairs of (forward key, tool), including keys
+    that share a prefix with the tool name, the keys are equal exactly when the pairs are."""
+    parts = st.sampled_from(["ek_1", "ek_1r", "ek_" + "a" * 32, "", "refund", "r"])
+    tools = st.sampled_from(["refund", "efund", "cancel_booking", "r", ""])
+    pairs = st.tuples(st.tuples(parts, tools), st.tuples(parts, tools))
+
+    def prop(pair: tuple[tuple[str, str], tuple[str, str]]) -> str | None:
+        (fa, ta), (fb, tb) = pair
+        try:
+            ka, kb = str(key(fa, ta)), str(key(fb, tb))
+        except Exception as exc:  # learner code
+            return f"compensation_key raised {type(exc).__name__}: {exc}"
+        if (fa, ta) == (fb, tb) and ka != kb:
+            return "the same forward key and tool gave two different keys"
+        if (fa, ta) != (fb, tb) and ka == kb:
+            return "two different (forward key, tool) pairs gave the same key"
+        return None
+
+    return falsify("key-stable", pairs, prop, max_examples=80,
+                   examples=[(("ek_1", "refund"), ("ek_1r", "efund"))])
+
+
 # -- the properties -----------------------------------------------------------------------------
 
 def check_key(key: KeyFn, hidden: bool = False) -> list[str]:
@@ -180,7 +299,7 @@ def check_key(key: KeyFn, hidden: bool = False) -> list[str]:
             return ["[key-stable] a compensation reuses its forward effect's key"]
         if not 0 < len(ck) <= 255:
             return [f"[key-stable] a key of {len(ck)} characters does not fit a provider"]
-    return []
+    return check_key_properties(key) if hidden else []
 
 
 def check_only_receipts(plan: PlanFn, hidden: bool = False) -> list[str]:
@@ -189,7 +308,8 @@ def check_only_receipts(plan: PlanFn, hidden: bool = False) -> list[str]:
     statuses = ("receipted", "declined", "never sent", "never happened")
     cases = _random_cases(statuses, SEEDS if hidden else SEEDS[:1], compensable=True)
     return [m for effects, ans in cases
-            if (m := _compare("only-receipts", plan, effects, ans))][:1]
+            if (m := _compare("only-receipts", plan, effects, ans))][:1] or (
+        check_plan_properties(plan, "only-receipts", statuses, True) if hidden else [])
 
 
 def check_unknown_first(plan: PlanFn, hidden: bool = False) -> list[str]:
@@ -210,6 +330,9 @@ def check_unknown_first(plan: PlanFn, hidden: bool = False) -> list[str]:
         msg = _compare("unknown-reconciled-first", plan, effects, ans, receipts=True)
         if msg:
             return [msg]
+    if hidden:
+        return check_plan_properties(plan, "unknown-reconciled-first",
+                                     ("unknown", "receipted"), True)
     return []
 
 
@@ -219,7 +342,9 @@ def check_not_compensable(plan: PlanFn, hidden: bool = False) -> list[str]:
     statuses = ("receipted", "unknown", "declined", "never sent")
     cases = _random_cases(statuses, SEEDS if hidden else SEEDS[:1], compensable=None)
     return [m for effects, ans in cases
-            if (m := _compare("not-compensable-reported", plan, effects, ans))][:1]
+            if (m := _compare("not-compensable-reported", plan, effects, ans))][:1] or (
+        check_plan_properties(plan, "not-compensable-reported", statuses, None) if hidden
+        else [])
 
 
 def check_crash_drill(plan: PlanFn, key: KeyFn) -> list[str]:

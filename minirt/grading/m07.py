@@ -17,6 +17,8 @@ fan-out scenario (:mod:`minirt.scenarios.m07_fanout`) and crashes it at every bo
 
 from __future__ import annotations
 
+import copy
+import itertools
 import os
 import random
 import tempfile
@@ -25,14 +27,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from ..canonical import canonical_json
 from ..faults import crash_once
 from ..scenarios.m07_fanout import LATENCY, READS, ShopProvider, fanout
 from ..scheduler import Node, conflicts, plan_waves
+from .differential import falsify
 
 ConflictFn = Callable[[Node, Node], Any]
 ScheduleFn = Callable[[list[Node], int], Any]
 JoinFn = Callable[[list[tuple[int, Any]]], Any]
+#: What the drill's answer and plain cells may use (the out-of-kernel run allows nothing else).
+LEARNER_API = ("node", "plan_of", "wave_of", "rebuild", "learner_scenario", "latency_table")
 SEEDS = (3, 17, 41, 59, 83, 97)
 RESOURCES = ("orders:A-42", "customers:cus_42", "stock:lamp")
 #: The boundaries of the fan-out scenario with the reference plan (a test checks this against
@@ -117,9 +124,56 @@ def cases(seed: int) -> list[tuple[list[Node], int]]:
     return out
 
 
+@st.composite
+def fanouts(draw: Any) -> tuple[list[Node], int]:
+    """A generated fan-out: 0-7 calls with gapped steps, data dependencies on earlier calls,
+    reads/writes from a two-resource pool (conflicts everywhere, a read and a write of one
+    resource by the same call too), listed in any order, and a bound from 1 to past the size."""
+    n = draw(st.integers(0, 7))
+    gaps = draw(st.lists(st.integers(1, 5), min_size=n, max_size=n))
+    steps = list(itertools.accumulate(gaps))
+    pool = RESOURCES[:2]
+    nodes: list[Node] = []
+    for i, step in enumerate(steps):
+        earlier = [x.name for x in nodes]
+        after = draw(st.sets(st.sampled_from(earlier), max_size=2)) if earlier else set()
+        reads = draw(st.sets(st.sampled_from(pool), max_size=2))
+        writes = draw(st.sets(st.sampled_from(pool), max_size=1))
+        nodes.append(node(f"c{i}", step, sorted(after), sorted(reads), sorted(writes)))
+    listed = draw(st.permutations(nodes)) if nodes else []
+    bound = draw(st.integers(1, max(1, n + 1)))
+    return list(listed), bound
+
+
+def _show_fanout(ex: tuple[list[Node], int]) -> str:
+    nodes, bound = ex
+    calls = "; ".join(f"{x.name}@{x.step} after={sorted(x.after)} r={sorted(x.reads)} "
+                      f"w={sorted(x.writes)}" for x in nodes)
+    return f"max_in_flight={bound}: [{calls}]"
+
+
+def _generated(prop: str, schedule: ScheduleFn, test: Callable[..., str | None],
+               max_examples: int = 40) -> list[str]:
+    """The property over hypothesis' fan-outs; also: the plan equals the reference's (so every
+    property is differential) and the listing handed in is left as it was."""
+    def check(ex: tuple[list[Node], int]) -> str | None:
+        nodes, bound = ex
+        given = list(nodes)
+        plan, why = _learner_plan(prop, schedule, given, bound, "a generated fan-out")
+        if why:
+            return why.split(": ", 1)[-1]
+        if given != nodes:
+            return "schedule reordered or changed the list of calls it was given"
+        problem = test(nodes, bound, plan, "a generated fan-out")
+        if problem:
+            return problem.split(": ", 1)[-1]
+        return None
+    return falsify(prop, fanouts(), check, max_examples=max_examples, show=_show_fanout)
+
+
 def _learner_plan(prop: str, schedule: ScheduleFn, nodes: list[Node], bound: int, label: str
                   ) -> tuple[list[list[str]] | None, str | None]:
-    value, exc = _call(schedule, list(nodes), bound)
+    value, exc = _call(schedule, nodes if isinstance(nodes, list) else list(nodes), bound)
     if exc is not None:
         return None, f"[{prop}] {label}: schedule raised {type(exc).__name__}: {exc}"
     try:
@@ -141,7 +195,7 @@ def _each_case(prop: str, schedule: ScheduleFn, test: Callable[..., str | None],
             problem = why or test(nodes, bound, plan, label)
             if problem:
                 return [problem]
-    return []
+    return _generated(prop, schedule, test)
 
 
 # -- the properties ----------------------------------------------------------------------------
@@ -165,6 +219,27 @@ def check_conflict(conflict: ConflictFn, seeds: Sequence[int] = SEEDS) -> list[s
                         return [f"[conflict-rule] reads {sorted(a.reads)} writes "
                                 f"{sorted(a.writes)} vs reads {sorted(b.reads)} writes "
                                 f"{sorted(b.writes)}: your rule says {verdict}"]
+    return exhaustive_conflict(conflict)
+
+
+def exhaustive_conflict(conflict: ConflictFn) -> list[str]:
+    """[conflict-rule] every pair of calls whose reads and writes are subsets of two resources
+    (256 pairs, both ways round): the verdict equals minirt's."""
+    subsets = [frozenset(c) for n in range(3) for c in itertools.combinations(RESOURCES[:2], n)]
+    for ra, wa, rb, wb in itertools.product(subsets, repeat=4):
+        a = Node("a", 1, frozenset(), ra, wa)
+        b = Node("b", 2, frozenset(), rb, wb)
+        got, exc = _call(conflict, a, b)
+        if exc is not None:
+            return [f"[conflict-rule] conflict raised {type(exc).__name__}: {exc}"]
+        try:
+            verdict = bool(got)
+        except Exception:
+            return [f"[conflict-rule] conflict returned {_repr(got)}, not a bool"]
+        if verdict != conflicts(a, b):
+            return [f"[conflict-rule] a reads {sorted(ra)} writes {sorted(wa)}, b reads "
+                    f"{sorted(rb)} writes {sorted(wb)}: your rule says {verdict}, expected "
+                    f"{conflicts(a, b)} (the smallest pair that differs)"]
     return []
 
 
@@ -274,7 +349,28 @@ def check_join(join: JoinFn, seeds: Sequence[int] = SEEDS) -> list[str]:
                 order = [s for s, _ in arrivals]
                 return [f"[join-order] results that arrived in step order {order} were joined "
                         "in another order than a different arrival order would give"]
-    return []
+
+    def check(arrivals: list[tuple[int, Any]]) -> str | None:
+        given = copy.deepcopy(arrivals)
+        got, exc = _call(join, given)
+        if exc is not None:
+            return f"join raised {type(exc).__name__}: {exc}"
+        if given != arrivals:
+            return "join changed the list of arrivals it was given"
+        try:
+            text = canonical_json(list(got))
+        except Exception:
+            return f"join returned {_repr(got)}, not a list of results"
+        want = [v for _, v in sorted(arrivals, key=lambda p: p[0])]
+        if text != canonical_json(want):
+            return f"joined {_repr(list(got))}, expected the results by step"
+        return None
+    # results that sort differently from their steps (nested, equal, None), steps with gaps
+    result = st.one_of(st.none(), st.integers(-3, 3), st.text("ab", max_size=2),
+                       st.lists(st.integers(0, 2), max_size=2).map(lambda x: {"rows": x}))
+    arrivals = st.lists(st.tuples(st.integers(0, 40), result), max_size=6,
+                        unique_by=lambda p: p[0]).flatmap(st.permutations)
+    return falsify("join-order", arrivals, check, max_examples=80)
 
 
 # -- the crash drill and the prediction --------------------------------------------------------
@@ -307,7 +403,7 @@ def check_crash_sweep(schedule: ScheduleFn, join: JoinFn,
     return []
 
 
-def observe_prediction() -> dict[str, int]:
+def _observe_prediction() -> dict[str, int]:
     """Crash the reference fan-out at PREDICTION_POINT, recover, and count the look-ups the shop
     served (each op's executions)."""
     point, n = PREDICTION_POINT
@@ -328,7 +424,7 @@ def check_prediction(predicted: Any) -> list[str]:
         return ["[prediction] predicted_runs must map each look-up to a whole number"]
     if sorted(guess) != sorted(READS):
         return [f"[prediction] predicted_runs must name exactly the look-ups {list(READS)}"]
-    seen = observe_prediction()
+    seen = _observe_prediction()
     wrong = [op for op in READS if guess[op] != seen[op]]
     if wrong:
         return [f"[prediction] your counts for {wrong} do not match the shop's ledger"]

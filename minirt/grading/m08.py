@@ -17,10 +17,11 @@ check into :class:`minirt.cancel.CancelHook`, the request into the operator's ca
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 import random
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from ..cancel import (
     fail_after,
     move_on_after,
 )
+from ..cancel import is_quiescent as ref_is_quiescent
 from ..canonical import canonical_json
 from ..clock import FakeClock
 from ..faults import Faults, crash_once
@@ -46,7 +48,10 @@ from ..store.base import NewEvent
 from ..store.sqlite import SQLiteStore
 from ..tools import EffectClass, FunctionTool
 from ..world.ledger import Ledger
+from .differential import plain_equal
 
+#: What the drill's answer and plain cells may use (the out-of-kernel run allows nothing else).
+LEARNER_API = ("learner_scenario",)
 SEEDS = (2, 13, 31, 67)
 STATUSES = ("done", "failed", "in_flight", "not_found", "unknown")
 #: The boundaries of the cancel drill (a test checks this list against a fresh probe).
@@ -162,7 +167,8 @@ def check_within_parent(fn: Callable[..., Any], seeds: Sequence[int] = SEEDS) ->
             if not kw and got != parent:
                 return [f"[child-within-parent] effective_deadline({_show(parent, now, kw)}) "
                         f"gave {got}: a child with no deadline of its own keeps its parent's"]
-    return check_runtime_deadlines(fn)
+    return (_differential_deadline("child-within-parent", fn, lambda parent: parent is not None)
+            or check_runtime_deadlines(fn))
 
 
 def check_absolute_and_relative(fn: Callable[..., Any], seeds: Sequence[int] = SEEDS
@@ -181,6 +187,51 @@ def check_absolute_and_relative(fn: Callable[..., Any], seeds: Sequence[int] = S
             if got != effective_deadline(parent, now, **kw):
                 return [f"[absolute-and-relative] effective_deadline({_show(parent, now, kw)}) "
                         f"gave {got}"]
+    return _differential_deadline("absolute-and-relative", fn, lambda parent: True)
+
+
+def boundary_deadlines() -> list[tuple[float | None, float, dict[str, float]]]:
+    """Every combination of the comparisons' boundaries, simplest first: ``now`` and the parent
+    at 0, the parent in the past, now, a bit later; ``after`` 0, exactly to the parent's
+    deadline, past it; ``deadline_at`` 0, in the past, now, exactly the parent's, later."""
+    out: list[tuple[float | None, float, dict[str, float]]] = []
+    for now in (0.0, 1000.0):
+        for parent in (None, 0.0, now - 10.0, now, now + 30.0, now + 100.0):
+            kws: list[dict[str, float]] = [{}]
+            for after in (0.0, 30.0, 100.0, 1e9):
+                kws.append({"after": after})
+            if parent is not None and parent > now:
+                kws.append({"after": parent - now})
+            for at in (0.0, now - 10.0, now, now + 30.0, now + 500.0):
+                kws.append({"deadline_at": at})
+            if parent is not None:
+                kws.append({"deadline_at": parent})
+            out += [(parent, now, kw) for kw in kws]
+    return out
+
+
+def _differential_deadline(prop: str, fn: Callable[..., Any],
+                           keep: Callable[[Any], bool]) -> list[str]:
+    """The learner's deadline equals the reference's on every boundary case ``keep`` selects
+    (the first one that differs, simplest first, is shown)."""
+    for parent, now, kw in boundary_deadlines():
+        if not keep(parent):
+            continue
+        got, exc = _call(fn, parent, now, **copy.deepcopy(kw))
+        want = effective_deadline(parent, now, **kw)
+        if exc is not None:
+            return [f"[{prop}] effective_deadline({_show(parent, now, kw)}) raised "
+                    f"{type(exc).__name__}: {exc}"]
+        try:
+            got = _deadline(got)
+        except Exception:
+            return [f"[{prop}] effective_deadline({_show(parent, now, kw)}) returned "
+                    f"{_repr(got)}, not a time or None"]
+        if got != want:
+            said = "no deadline" if got is None else got
+            return [f"[{prop}] effective_deadline({_show(parent, now, kw)}) gave {said}; "
+                    "expected " + ("no deadline" if want is None else f"{want}") +
+                    " — the smallest boundary case that differs"]
     return []
 
 
@@ -249,6 +300,45 @@ def _quiescent(fn: Callable[..., Any], children: list[Child], effects: list[Effe
         return None, f"is_quiescent returned {_repr(got)}, not a bool"
 
 
+def _exhaustive_quiescent(prop: str, fn: Callable[..., Any],
+                          cases: Iterable[tuple[list[Child], list[EffectRecord]]]) -> list[str]:
+    """Every case, smallest first: the learner's verdict equals minirt's, and the lists and
+    records handed in are left as they were."""
+    for children, effects in cases:
+        kids, effs = copy.deepcopy(children), copy.deepcopy(effects)
+        got, exc = _call(fn, kids, effs)
+        shown = (f"children running={[c.running for c in children]}, effects "
+                 f"{[e.status for e in effects]}")
+        if exc is not None:
+            return [f"[{prop}] {shown}: is_quiescent raised {type(exc).__name__}: {exc}"]
+        if kids != children or effs != effects:
+            return [f"[{prop}] {shown}: is_quiescent changed the lists it was given"]
+        try:
+            verdict = bool(got)
+        except Exception:
+            return [f"[{prop}] {shown}: is_quiescent returned {_repr(got)}, not a bool"]
+        want = ref_is_quiescent(children, effects)
+        if verdict != want:
+            return [f"[{prop}] {shown}: you said quiescent={verdict}, expected {want} (the "
+                    "smallest case that differs)"]
+    return []
+
+
+def _effect_lists(statuses: Sequence[str], most: int) -> Iterator[list[EffectRecord]]:
+    tools = ("charge", "book", "send_email")
+    for n in range(most + 1):
+        for combo in itertools.product(statuses, repeat=n):
+            yield [EffectRecord(i + 1, tools[i % 3], f"ek_{i:032d}", st,
+                                {"nested": [st]} if st == "done" else None)
+                   for i, st in enumerate(combo)]
+
+
+def _children(most: int) -> Iterator[list[Child]]:
+    for n in range(most + 1):
+        for combo in itertools.product((False, True), repeat=n):
+            yield [Child(f"child{i}", r) for i, r in enumerate(combo)]
+
+
 def check_quiescent_effects(fn: Callable[..., Any], seeds: Sequence[int] = SEEDS) -> list[str]:
     """[quiescence-effects] with no child running, quiescent exactly when no effect is still
     in flight (``unknown`` and ``not_found`` are settled answers)."""
@@ -262,7 +352,9 @@ def check_quiescent_effects(fn: Callable[..., Any], seeds: Sequence[int] = SEEDS
             if got != ("in_flight" not in statuses):
                 return [f"[quiescence-effects] effects {statuses} and no child running: "
                         f"you said quiescent={got}"]
-    return []
+    cases = ((kids, effs) for effs in _effect_lists(STATUSES, 3)
+             for kids in ([], [Child("done", False)]))
+    return _exhaustive_quiescent("quiescence-effects", fn, cases)
 
 
 def check_quiescent_children(fn: Callable[..., Any], seeds: Sequence[int] = SEEDS) -> list[str]:
@@ -278,7 +370,9 @@ def check_quiescent_children(fn: Callable[..., Any], seeds: Sequence[int] = SEED
             if got != (not any(running)):
                 return [f"[quiescence-children] children running={running}, every effect "
                         f"settled: you said quiescent={got}"]
-    return []
+    settled = [s for s in STATUSES if s != "in_flight"]
+    cases = ((kids, effs) for kids in _children(4) for effs in _effect_lists(settled, 1))
+    return _exhaustive_quiescent("quiescence-children", fn, cases)
 
 
 # -- the request --------------------------------------------------------------------------------
@@ -314,6 +408,54 @@ def check_request(decide: Callable[..., Any]) -> list[str]:
         got, exc = _call(decide, replace(fresh, state=state), None, "too late", 90.0)
         if exc is not None or got is not None:
             return [f"[cancel-idempotent] a {state.value} run got a cancel record"]
+    return _exhaustive_request(decide)
+
+
+def reference_request(run: Run, existing: dict[str, Any] | None, reason: str, at: float
+                      ) -> dict[str, Any] | None:
+    """The decision the drill asks for (the same rule as :func:`minirt.cancel.cancel`)."""
+    if run.is_terminal or existing is not None:
+        return None
+    return {"stage": "requested", "reason": reason, "requested_at": at}
+
+
+EXISTING = (None, {"stage": "requested", "reason": "first", "requested_at": 10.0},
+            {"stage": "quiesced", "reason": "first", "requested_at": 10.0, "point": 4,
+             "nested": {"effects": [3, 4]}},
+            {"stage": "cleaned_up", "reason": "", "requested_at": 0.0, "cleanup_from": 6})
+
+
+def _exhaustive_request(decide: Callable[..., Any]) -> list[str]:
+    """[cancel-idempotent] every run state x every existing record x reasons (empty, long) x
+    times (0.0 too): the record returned equals the reference's, field by field (or None), and
+    neither the run nor the existing record is changed."""
+    for existing in EXISTING:
+        for state in RunState:
+            for reason, at in (("customer asked", 50.0), ("", 0.0), ("x" * 300, 1e9)):
+                run = Run("r", state, 3, 1, "w-a", 100.0)
+                mine = copy.deepcopy(existing)
+                got, exc = _call(decide, replace(run), mine, reason, at)
+                want = reference_request(run, existing, reason, at)
+                shown = (f"a {state.value} run, existing record {_repr(existing)}, reason "
+                         f"{reason[:20]!r}, at={at}")
+                if exc is not None:
+                    return [f"[cancel-idempotent] {shown}: request_record raised "
+                            f"{type(exc).__name__}: {exc}"]
+                if mine != existing:
+                    return [f"[cancel-idempotent] {shown}: the existing record was changed in "
+                            "place (a second press must change nothing)"]
+                if (got is None) != (want is None):
+                    return [f"[cancel-idempotent] {shown}: " + (
+                        "you wrote nothing; expected a 'requested' record" if got is None
+                        else "you wrote a record; expected nothing")]
+                if want is not None:
+                    try:
+                        rec = {str(k): v for k, v in dict(got).items()}
+                    except Exception:
+                        return [f"[cancel-idempotent] {shown}: returned {_repr(got)}, not a dict"]
+                    if not plain_equal(rec, want):
+                        return [f"[cancel-idempotent] {shown}: the record is {_repr(rec)}; "
+                                f"expected {_repr(want)}"]
     return []
 
 
@@ -348,7 +490,7 @@ def check_crash_sweep(propagate: Callable[..., Any], quiescent: Callable[..., An
     return []
 
 
-def observe_prediction() -> dict[str, int]:
+def _observe_prediction() -> dict[str, int]:
     """Run the variant that cancels during the first guest email; count what the world did."""
     with scratch() as tmp:
         wd = Path(tmp)
@@ -374,7 +516,7 @@ def check_prediction(emails: Any, refunds: Any) -> list[str]:
         guess = (int(emails), int(refunds))
     except Exception:
         return ["[prediction] predicted_emails and predicted_refunds must be whole numbers"]
-    seen = observe_prediction()
+    seen = _observe_prediction()
     if guess != (seen["emails"], seen["refunds"]):
         return ["[prediction] your counts do not match the providers' ledgers"]
     return []

@@ -11,12 +11,16 @@ here from real runs (the journal, the spans as written, the providers' ledgers).
 
 from __future__ import annotations
 
+import copy
+import itertools
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from hypothesis import strategies as st
 
 from ..faults import Faults, Outcome, crash_once, scratch_root, sweep_all
 from ..scenarios import m10_trace
@@ -28,7 +32,11 @@ from ..trace import (
     journal_spans,
     read_jsonl,
 )
+from .differential import falsify
 
+#: What the drill's answer and plain cells may use (the out-of-kernel run allows nothing else).
+LEARNER_API = ("OUTCOMES", "REFERENCE", "JOURNALS_BEFORE_COMMIT", "MYSTERY", "traced_recovery",
+               "example_report", "sweep_with", "sweep_mystery")
 OUTCOMES = tuple(o.value for o in Outcome)
 REFERENCE = m10_trace.reference
 JOURNALS_BEFORE_COMMIT = m10_trace.journals_before_commit
@@ -101,7 +109,61 @@ def check_attempts(fn: Fn) -> list[str]:
             return [f"[attempts] after a crash at {point} ({what}) the counts differ for "
                     f"{len(diff)} effect(s) ({', '.join(diff)}): replayed spans are not new work "
                     "and one attempt may be reported more than once"]
-    return []
+    return differential_attempts(fn)
+
+
+_KEYS = ("ek_charge_0001", "ek_book_0002", "ek_email_0003")
+#: one attempt: (effect key, attempt number, span id, live copies, replayed copies)
+_attempt = st.tuples(st.sampled_from(_KEYS), st.integers(1, 3), st.integers(1, 6),
+                     st.integers(0, 2), st.integers(0, 2))
+_noise = st.lists(st.tuples(st.sampled_from(_KEYS), st.integers(1, 6), st.booleans()),
+                  max_size=3)
+
+
+def _spans(example: Any) -> list[SpanRecord]:
+    attempts, noise, order = example
+    out = []
+    for key, n, sid, live, replayed in attempts:
+        for copy_no in range(live + replayed):
+            attrs: dict[str, Any] = {"minirt.effect_key": key, "minirt.attempt": n,
+                                     "minirt.tool": key.split("_")[1]}
+            if copy_no >= live:
+                attrs["minirt.replayed"] = True
+            out.append(SpanRecord(f"tool {key.split('_')[1]}", 7, sid, 1, 1.0 + copy_no,
+                                  2.0 + copy_no, attrs))
+    for key, sid, replayed in noise:  # the operation's span: an effect key, no attempt
+        out.append(SpanRecord("step", 7, 100 + sid, None, 0.0, 3.0,
+                              {"minirt.effect_key": key, "minirt.replayed": replayed}))
+    if out:
+        k = order % len(out)
+        out = out[k:] + out[:k][::-1]
+    return out
+
+
+def differential_attempts(fn: Fn, max_examples: int = 80) -> list[str]:
+    """[attempts] generated span lists (several reporters: an attempt's span 0-2 times live and
+    0-2 times replayed, under the same span id; several attempts per key, sometimes under one id;
+    operation spans with a key and no attempt; any order): the counts equal
+    :func:`minirt.trace.attempts_by_key`'s, and the list handed in is left as it was."""
+    def check(example: Any) -> str | None:
+        spans = _spans(example)
+        given = copy.deepcopy(spans)
+        want = {k: v for k, v in attempts_by_key(spans).items() if v}
+        try:
+            got = _attempts(fn, given)
+        except Exception as exc:  # noqa: BLE001 - learner code
+            return f"attempts_per_effect raised {_fmt(exc)}"
+        if given != spans:
+            return "attempts_per_effect changed the spans it was given"
+        if got != want:
+            return f"you counted {got}, expected {want}"
+        return None
+    def show(ex: Any) -> list[tuple[Any, ...]]:
+        return [(s.attributes.get("minirt.effect_key"), s.span_id,
+                 s.attributes.get("minirt.attempt"), s.replayed) for s in _spans(ex)]
+    return falsify("attempts", st.tuples(st.lists(_attempt, max_size=5), _noise,
+                                         st.integers(0, 20)),
+                   check, max_examples=max_examples, show=show)
 
 
 def check_ledger_judge(judge: Fn) -> list[str]:
@@ -116,14 +178,52 @@ def check_ledger_judge(judge: Fn) -> list[str]:
         if said != want:
             return [f"[oracle-reads-ledger] a succeeded run whose report is "
                     f"{_describe(example_report(kind))} was judged {said!r}"]
+    return exhaustive_judge("oracle-reads-ledger", judge, FINAL)
+
+
+#: rows of a report, as (executions, receipts, attempts): every combination that matters to an
+#: oracle (once, lost, twice, executed without a receipt, never happened, no ledger, resent)
+ROWS = ((1, 1, 1), (0, 1, 1), (2, 1, 2), (1, 0, 1), (0, 0, 1), (None, 1, 1), (1, 1, 2),
+        (2, 0, 1))
+FINAL = ("succeeded", "failed", "cancelled")
+NOT_FINAL = ("pending", "running", "waiting", "uncertain", "cancelling")
+
+
+def _reports() -> Iterator[EffectReport]:
+    """Every report of up to two rows drawn from :data:`ROWS`, with and without an orphan,
+    smallest first."""
+    for n in range(3):
+        for combo in itertools.product(ROWS, repeat=n):
+            rows = tuple(EffectRow(i + 1, ("charge", "book")[i], f"ek_{i}_{e}_{r}_{a}", a, e, r,
+                                   f"{i + 1:016x}") for i, (e, r, a) in enumerate(combo))
+            for orphans in ((), ({"effect_id": "ch_9", "kind": "charge", "effect_key": "rk"},)):
+                yield EffectReport(rows, orphans)
+
+
+def exhaustive_judge(prop: str, judge: Fn, states: tuple[str, ...]) -> list[str]:
+    """[prop] every state of ``states`` x every report of :func:`_reports`: the outcome the
+    drill's order of precedence gives (minirt's reference oracle), the first case that differs
+    shown. Two bad outcomes at once are the point: which one wins."""
+    for state in states:
+        for report in _reports():
+            want = m10_trace.judge(state, report)
+            try:
+                said = _said(judge, state, report)
+            except Exception as exc:  # noqa: BLE001 - learner code
+                return [f"[{prop}] a {state} run with {_describe(report)}: "
+                        f"judge raised {_fmt(exc)}"]
+            if said != want:
+                return [f"[{prop}] a {state} run with {_describe(report)}: "
+                        f"you said {said!r}, expected {want!r} (the smallest case that "
+                        "differs)"]
     return []
 
 
 def _describe(report: EffectReport) -> str:
-    rows = "; ".join(f"{r.tool}: ledger {r.executions}, receipts {r.receipts}"
-                     for r in report.rows)
-    return rows + (f"; {len(report.orphans)} ledger effect no intent owns"
-                   if report.orphans else "")
+    rows = "; ".join(f"{r.tool}: ledger {r.executions}, receipts {r.receipts}, attempts "
+                     f"{r.attempts}" for r in report.rows)
+    orphans = f"{len(report.orphans)} ledger effect no intent owns" if report.orphans else ""
+    return "; ".join(x for x in (rows, orphans) if x) or "no effects"
 
 
 def check_stuck(judge: Fn) -> list[str]:
@@ -138,7 +238,7 @@ def check_stuck(judge: Fn) -> list[str]:
         if said != want:
             return [f"[oracle-stuck] a run left {state!r} with {_describe(example_report(kind))}"
                     f" was judged {said!r}"]
-    return []
+    return exhaustive_judge("oracle-stuck", judge, NOT_FINAL)
 
 
 @cache
@@ -192,7 +292,7 @@ def check_planted(points: Any) -> list[str]:
     return []
 
 
-def w2_trace() -> tuple[int, int]:
+def _w2_trace() -> tuple[int, int]:
     """(attempts of the charge in the trace, charges in the ledger) after a crash in W2 of the
     charge and a recovery, with the reference runtime (run here)."""
     spans, report, _ = traced_recovery("after_intent", 1)
@@ -205,7 +305,7 @@ def check_prediction(predicted: Any) -> list[str]:
         attempts, executions = (int(x) for x in predicted)
     except (TypeError, ValueError):
         return ["[predict] write the prediction as a pair of whole numbers: (attempts, charges)"]
-    if (attempts, executions) != w2_trace():
+    if (attempts, executions) != _w2_trace():
         return [f"[predict] you predicted {attempts} attempt(s) and {executions} charge(s); the "
                 "run disagrees — look at its trace and the payment ledger"]
     return []

@@ -14,10 +14,13 @@ approval marks and the budget's audit.
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
+import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ from ..capstone.shop import (
     ORDERS,
     TICKET,
     CapstoneRuntime,
+    Options,
     Policies,
     build_runtime,
     read_orders,
@@ -38,12 +42,14 @@ from ..errors import MinirtError
 from ..faults import FaultPlan, SimulatedCrash, recover
 from ..idempotency import Delivery
 from ..run import RunState
-from ..runtime import Context
+from ..runtime import Context, ScriptedModel
 from ..tools import ToolCall
 from ..world.faults import FAULTS
 from ..world.ledger import Ledger
 
 PROVIDERS = ("payments", "booking", "email")
+#: What the drill's answer and plain cells may use (the out-of-kernel run allows nothing else).
+LEARNER_API = ("Answers", "try_once", "tool_point", "sweep_size")
 
 
 class AnswerBroken(Exception):
@@ -118,9 +124,107 @@ def check_happy(a: Answers, ticket: dict[str, Any] | None = None) -> list[str]:
     return _guard(go)
 
 
+def try_once(a: Answers) -> dict[str, Any]:
+    """Run the agent once, crash-free, and report what happened (for a plain cell): the run's
+    state, its result, and what each provider's own ledger holds. Observes; judges nothing."""
+    sc = a.scenario()
+    with scratch_dir() as tmp:
+        wd = Path(tmp)
+        rt, run_id = _crash_free(sc, wd)
+        try:
+            out = rt.outcome(run_id)
+            state, result = out.state.value, out.value
+        finally:
+            rt.close()
+        return {"state": state, "result": result,
+                "refunds": _ledger_count(wd, "payments", "refund"),
+                "bookings": _ledger_count(wd, "booking", "booking"),
+                "emails": _ledger_count(wd, "email", "email")}
+
+
+def _plan_model(refund: list[str], replace_: list[str]) -> ScriptedModel:
+    def model(prompt: Any, index: int) -> dict[str, Any]:
+        return {"refund": list(refund), "replace": list(replace_), "reply": "Sorry.",
+                "usage": {"total_tokens": 200}}
+    return ScriptedModel(model)
+
+
+#: plans the agent must refuse before anything moves: (why, refund, replace)
+BAD_PLANS = (("names one order twice", ["A-100", "A-100"], []),
+             ("names the approved refund twice", ["A-101", "A-100", "A-101"], []),
+             ("refunds and replaces the same order", ["A-100"], ["A-100"]),
+             ("names an order the ticket does not", ["A-100", "A-103"], []))
+
+
+def check_bad_plans(a: Answers) -> list[str]:
+    """[happy-path] a model plan that names one order twice, or an order the agent did not look
+    up, is refused before any refund, booking or email: the run ends FAILED (PlanRejected), and
+    every provider's ledger is empty."""
+    def go() -> list[str]:
+        for why, refund, replace_ in BAD_PLANS:
+            with scratch_dir() as tmp:
+                wd = Path(tmp)
+                setup_world(wd)
+                rt = build_runtime(wd, options=Options(workflow=a.support_agent,
+                                                       policies=a.policies(),
+                                                       model=_plan_model(refund, replace_)))
+                try:
+                    run_id = start_ticket(rt, dict(TICKET), run_id="run-bad-plan")
+                    out = rt.run(run_id)
+                    state = out.state
+                    error = getattr(out.error, "kind", None) or type(out.error).__name__ \
+                        if out.error is not None else None
+                finally:
+                    rt.close()
+                moved = {k: _ledger_count(wd, p, k) for p, k in
+                         (("payments", "refund"), ("booking", "booking"), ("email", "email"))}
+                if any(moved.values()):
+                    return [f"[happy-path] a plan that {why} (refund {refund}, replace "
+                            f"{replace_}) was not refused before acting: the ledgers hold "
+                            f"{moved}"]
+                if state is not RunState.FAILED:
+                    return [f"[happy-path] a plan that {why} should end the run FAILED "
+                            f"(PlanRejected); it is {state.value} ({error})"]
+        return []
+    return _guard(go)
+
+
+def check_saga_stops(a: Answers) -> list[str]:
+    """[happy-path] with the booking provider down for good, the replacement saga stops: the
+    run still refunds both damaged orders and emails once, ends SUCCEEDED, and its result does
+    not claim the replacement was booked."""
+    def go() -> list[str]:
+        sc = a.scenario(provider_faults=(("booking", "error_5xx", "book", 50),))
+        with scratch_dir() as tmp:
+            wd = Path(tmp)
+            rt, run_id = _crash_free(sc, wd)
+            try:
+                out = rt.outcome(run_id)
+            finally:
+                rt.close()
+            counts = (_ledger_count(wd, "payments", "refund"), _ledger_count(wd, "email", "email"))
+        if out.state is not RunState.SUCCEEDED or counts != (2, 1):
+            return [f"[happy-path] with the booking provider down, the run should still refund "
+                    f"twice and email once and succeed; it is {out.state.value} with "
+                    f"(refunds, emails) = {counts}"]
+        if isinstance(out.value, dict) and out.value.get("replacements") == "booked":
+            return ["[happy-path] with the booking provider down, the result says the "
+                    "replacement was booked"]
+        return []
+    return _guard(go)
+
+
+def check_when_things_go_wrong(a: Answers) -> list[str]:
+    """[happy-path] hidden: bad plans refused, a stopped saga handled."""
+    return check_bad_plans(a) or check_saga_stops(a)
+
+
 def _result_matches(wd: Path, result: Any) -> list[str]:
     if not isinstance(result, dict) or not isinstance(result.get("refunded"), list):
         return ["[happy-path] the run's result is not {'refunded': [charge ids], ...}"]
+    missing = [k for k in ("refunded", "replacements", "email") if k not in result]
+    if missing:
+        return [f"[happy-path] the run's result has no {missing[0]!r}"]
     ledger = Ledger(wd / "payments.sqlite")
     try:
         refunded = sorted(r["params"]["charge_id"] for r in ledger.effects("refund"))
@@ -268,8 +372,64 @@ def check_approvals(a: Answers) -> list[str]:
             elif name != "no-receipt" and intents >= allowed:
                 out.append(f"[approval-enforced] attack {name!r}: the refund was dispatched")
         out += _agent_waits(a)
-        return out
+        return out or check_policies(a)
     return _guard(go)
+
+
+#: amounts around the threshold, as ints, and as the strings and floats a tool may pass on
+THRESHOLD_AMOUNTS = (0, 1, APPROVAL_THRESHOLD_CENTS - 1, APPROVAL_THRESHOLD_CENTS,
+                     APPROVAL_THRESHOLD_CENTS + 1, 12_000, 10 ** 9)
+
+
+def check_policies(a: Answers) -> list[str]:
+    """[approval-enforced] the policies from the other side: ``needs_approval`` on every amount
+    around the threshold (the exact threshold needs none) with its args left unchanged;
+    ``check_approval`` allows and refuses exactly what :func:`minirt.approvals.check_receipt`
+    does on the drill-06 attack classes (generated cases); ``refund_key`` is the same for
+    every attempt and incarnation of one call and differs between calls."""
+    from . import m06
+
+    for amount in THRESHOLD_AMOUNTS:
+        args = {"order_id": "A-101", "charge_id": "ch_000002", "amount_cents": amount,
+                "meta": {"why": ["damaged"]}}
+        given = copy.deepcopy(args)
+        try:
+            got = bool(a.needs_approval(given))
+        except Exception as exc:  # noqa: BLE001 - learner code
+            return [f"[approval-enforced] needs_approval({args}) raised {type(exc).__name__}"]
+        if given != args:
+            return ["[approval-enforced] needs_approval changed the args it was given"]
+        want = amount > APPROVAL_THRESHOLD_CENTS
+        if got != want:
+            return [f"[approval-enforced] a refund of {amount} cents (threshold "
+                    f"{APPROVAL_THRESHOLD_CENTS}): needs_approval said {got}, expected {want}"]
+    for prop in m06.TWISTS:
+        failure = m06.differential(prop, a.check_approval, max_examples=25, verdict_only=True)
+        if failure:
+            return ["[approval-enforced] check_approval: " + failure[0]]
+    return _key_stability(a)
+
+
+def _key_stability(a: Answers) -> list[str]:
+    base = ToolCall("run-capstone", 7, "refund", {"order_id": "A-100", "charge_id": "ch_000001",
+                                                 "amount_cents": 3000}, "ek_" + "7" * 60)
+    others = [replace(base, step=8, effect_key="ek_" + "8" * 60),
+              replace(base, run_id="run-other", effect_key="ek_" + "9" * 60),
+              replace(base, args={**base.args, "amount_cents": 3001}, effect_key="ek_" + "a" * 60)]
+    try:
+        key = str(a.refund_key(copy.deepcopy(base)))
+        again = [str(a.refund_key(replace(base, attempt=n, incarnation=i)))
+                 for n, i in ((2, 0), (1, 3), (5, 9))]
+        distinct = [str(a.refund_key(c)) for c in others]
+    except Exception as exc:  # noqa: BLE001 - learner code
+        return [f"[approval-enforced] refund_key raised {type(exc).__name__}: {exc}"]
+    if any(k != key for k in again):
+        return ["[approval-enforced] refund_key changed between attempts or incarnations of one "
+                "refund: a resend after a lost response would refund twice"]
+    if len({key, *distinct}) != 4:
+        return ["[approval-enforced] refund_key gave two different refunds (another step, run "
+                "or amount) the same key: the provider would drop the second as a duplicate"]
+    return []
 
 
 def _agent_waits(a: Answers) -> list[str]:
@@ -289,7 +449,18 @@ def _agent_waits(a: Answers) -> list[str]:
     if state is not RunState.WAITING:
         return [f"[approval-enforced] with the reviewer away, your agent's run should wait "
                 f"(WAITING), it is {state.value}"]
+    small = _ledger_count_after(sc, reviewer=None)
+    if small != 1:
+        return [f"[approval-enforced] with the reviewer away, the refund below the threshold "
+                f"should go through while the big one waits; the payment ledger holds {small}"]
     return []
+
+
+def _ledger_count_after(sc: CapstoneScenario, **opts: Any) -> int:
+    with scratch_dir() as tmp:
+        rt, _ = _crash_free(sc, Path(tmp), **opts)
+        rt.close()
+        return _ledger_count(Path(tmp), "payments", "refund")
 
 
 # -- budget -------------------------------------------------------------------------------------
@@ -412,13 +583,30 @@ def check_adversary(a: Answers, raw_case: Any) -> list[str]:
                     "point, nor call the faulty operation"]
         if not verdict.startswith("clean"):
             return [f"[my-adversary] under {case.name!r}: {verdict}"]
+        careless = _careless(a)
+        _, careless_verdict, _ = run_case(careless, case)
+        if careless_verdict.startswith("clean"):
+            return [f"[my-adversary] {case.name!r} cannot hurt: the same agent with a fresh "
+                    "idempotency key every time one is asked for and blind email resends also "
+                    "comes out clean under it. Pick a case that a careless agent fails"]
         return []
     return _guard(go)
 
 
+def _careless(a: Answers) -> Answers:
+    """The learner's agent with the two policies the course warns about: a refund key made
+    fresh every time it is asked for (a uuid per send: the look-up after a lost response asks
+    under a key nobody used), and email resent on a lost response."""
+    fresh = itertools.count(1)
+
+    def careless_key(call: ToolCall) -> str:
+        return f"{call.effect_key}:{next(fresh)}"
+    return replace(a, refund_key=careless_key, choose_delivery=lambda: Delivery.AT_LEAST_ONCE)
+
+
 # -- predict, then run ---------------------------------------------------------------------------
 
-def emails_after_w3(a: Answers) -> int:
+def _emails_after_w3(a: Answers) -> int:
     """Crash in W3 of the agent's email (sent, response lost), recover: emails in the ledger."""
     point, n = tool_point(a, "send_email")
     sc = a.scenario()
@@ -443,9 +631,11 @@ def check_prediction(a: Answers, predicted: Any) -> list[str]:
             guess = int(predicted)
         except Exception:
             return ["[predict-then-run] the prediction is not a whole number"]
-        got = emails_after_w3(a)
+        got = _emails_after_w3(a)
         if guess != got:
-            return [f"[predict-then-run] you predicted {guess} email(s); the ledger holds {got}"]
+            return [f"[predict-then-run] you predicted {guess} email(s); the email provider's "
+                    "ledger disagrees — think about what your delivery choice does with a lost "
+                    "response"]
         return []
     return _guard(go)
 
@@ -461,15 +651,61 @@ def figures_of(a: Answers, runs: int = 3) -> dict[str, float]:
     return figures
 
 
-def check_note(a: Answers, note: Any, *, sweep_cells: int | None = None) -> list[str]:
-    """[note] sections Decisions / Trade-offs / Remaining risks, quoting >= 2 measured figures."""
+#: numbers a note may quote that are facts of the shop, not measurements (amounts in EUR and
+#: cents, the threshold, the ticket's three orders)
+SHOP_FACTS = tuple(sorted({float(o["amount_cents"]) for o in ORDERS.values()}
+                          | {o["amount_cents"] / 100 for o in ORDERS.values()}
+                          | {float(APPROVAL_THRESHOLD_CENTS), APPROVAL_THRESHOLD_CENTS / 100}))
+_DELIVERY_WORDS = {Delivery.AT_MOST_ONCE: r"at[\s-]+most[\s-]+once",
+                   Delivery.AT_LEAST_ONCE: r"at[\s-]+least[\s-]+once"}
+
+
+def _words(name: str) -> str:
+    return r"[\s_-]+".join(re.escape(w) for w in name.split("_"))
+
+
+def check_note(a: Answers, note: Any, *, sweep_cells: int | None = None,
+               case: Any = None) -> list[str]:
+    """[note] sections Decisions / Trade-offs / Remaining risks, quoting >= 2 measured figures;
+    its claims match the run: at most a third of the numbers it quotes (10 and above) match
+    neither a measured figure (within 20%) nor, exactly, a fact of the shop; it names the delivery the
+    agent really uses and not the other one; and, given ``case`` (the learner's adversarial
+    case), it names the failure that case injects (a fault or the crash point). Whether the
+    reasoning is good is a human's to mark, not this check's."""
     from ..capstone.note import check_note as check
+    from ..capstone.note import numbers
 
     def go() -> list[str]:
         figures = figures_of(a)
         if sweep_cells is not None:
             figures["sweep_cells"] = float(sweep_cells)
-        return check(note, figures).problems()
+        problems = check(note, figures).problems()
+        if problems:
+            return problems
+        text = str.__str__(note) if isinstance(note, str) else ""
+        quoted = [x for x in numbers(text) if x >= 10]
+        stray = [x for x in quoted if x not in SHOP_FACTS and not any(
+            abs(x - v) <= 0.2 * abs(v) for v in figures.values() if abs(v) >= 10)]
+        if len(stray) * 3 > len(quoted):
+            return [f"[note-claims] {len(stray)} of the {len(quoted)} numbers the note quotes "
+                    f"match nothing your agent measured (e.g. {stray[0]:g}): quote your own "
+                    "figures, not a spray of numbers"]
+        delivery = a.policies().delivery
+        lower = text.lower()
+        if not re.search(_DELIVERY_WORDS[delivery], lower):
+            return [f"[note-claims] the note does not say your email is {delivery.value.replace('_', ' ')}, "
+                    "which is what your agent does"]
+        other = next(d for d in _DELIVERY_WORDS if d is not delivery)
+        if re.search(_DELIVERY_WORDS[other], lower):
+            return [f"[note-claims] the note says {other.value.replace('_', ' ')}, which is not "
+                    "what your agent does"]
+        if case is not None:
+            c = parse_case(case)
+            names = [f[1] for f in c.provider_faults] + ([c.crash_at] if c.crash_at else [])
+            if names and not any(re.search(_words(n), lower) for n in names):
+                return [f"[note-failure] the note never names the failure your adversarial case "
+                        f"injects ({', '.join(names)})"]
+        return []
     return _guard(go)
 
 

@@ -1,0 +1,396 @@
+"""The TUNING half of the designOutline() corpus (issue 17): the reader was tuned on this half.
+
+Same format and ground truth as :mod:`design_corpus_heldout` (read its docstring); written after
+the held-out half was committed. Agreement on this half says little (the reader was fitted to
+it); the held-out half is the measure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Entry = tuple[str, Any, dict[str, Any]]
+
+TUNING: list[Entry] = [
+    # == good: passes ===========================================================================
+    ("t-terse-a", {
+        "checkpoint": "intent journaled pre-call, result post-call",
+        "idempotency": "run+step derived key, reused",
+        "resumeProtocol": "lookup by key, resend if missing",
+        "tradeOff": "+1 write/call"},
+     {"passed": True, "why": "terse clean design", "voice": "terse"}),
+    ("t-terse-b", {
+        "checkpoint": "log intent -> call -> log result",
+        "idempotency": "key = f(run, step, args); constant across retries",
+        "resumeProtocol": "unresolved -> provider lookup by key -> record or resend same key",
+        "failureMode": "recovery needs a lookup per unresolved call"},
+     {"passed": True, "why": "arrow notation", "voice": "terse"}),
+    ("t-verbose-a", {
+        "checkpoint": "In our design nothing leaves the worker before a row describing it has "
+                      "been committed to the journal. That row, the intent, carries the tool, "
+                      "the arguments and the key. After the provider answers we commit the "
+                      "answer as its own row.",
+        "idempotency": "Keys are a pure function of the run id, the step position and the "
+                       "canonical payload, which means the tenth retry of a step sends exactly "
+                       "what the first attempt sent.",
+        "resumeProtocol": "The resuming worker walks the journal. When it meets an intent with "
+                          "no answer, it does not guess: it asks the provider for that key and "
+                          "records whatever comes back; only a provider that has never seen "
+                          "the key gets the call again, with the same key.",
+        "failureMode": "The price is a synchronous commit in front of every outgoing call and "
+                       "a round trip per unanswered intent during recovery."},
+     {"passed": True, "why": "verbose clean design, cost in words", "voice": "verbose"}),
+    ("t-verbose-b", {
+        "checkpoint": "Each side effect is preceded by a durable intent record in Postgres, "
+                      "and followed by a durable completion record.",
+        "idempotency": "A UUIDv4 is minted exactly once, at the moment the intent record is "
+                       "written, and is stored in it; every attempt reads it from there.",
+        "resumeProtocol": "Recovery reads the intent records without completions and, for each, "
+                          "retrieves the charge from the provider by the stored key; missing "
+                          "ones are sent again with that key.",
+        "tradeOff": "More writes, and a provider that forgets keys after 24 h means a very "
+                    "late recovery must go to an operator."},
+     {"passed": True, "why": "stored key; true limit", "voice": "verbose"}),
+    ("t-nonnative-a", {
+        "checkpoint": "Before each call we are saving the intent in database, and after we "
+                      "save result.",
+        "idempotency": "Key is coming from run id, step and hash of arguments. For retry it "
+                       "stay same.",
+        "resumeProtocol": "When worker start again, it look the intent without result, it ask "
+                          "provider with key, and if provider not have it, it send again with "
+                          "same key.",
+        "tradeOff": "Need more one write for every call."},
+     {"passed": True, "why": "non-native clean design", "voice": "non-native"}),
+    ("t-nonnative-b", {
+        "checkpoint": "Intent is journaling before the dispatch, result after the return.",
+        "idempotency": "We take order id like idempotency key, never change on the retries.",
+        "resumeProtocol": "For unfinished intent we check in the provider by key, before to "
+                          "send again.",
+        "failureMode": "If we recover after 24 hours, key is expired in the provider, must "
+                       "escalate to human."},
+     {"passed": True, "why": "non-native, true limit", "voice": "non-native"}),
+    ("t-outbox-a", {
+        "checkpoint": "We use an outbox: the outgoing payment is inserted in the outbox before "
+                      "it is sent, and the reply is stored on the same row.",
+        "idempotency": "Outbox message id = hash(run, step), used as the key for every send.",
+        "resumeProtocol": "Rows with no reply are reconciled with the provider by that id; "
+                          "resent only when the provider has none.",
+        "tradeOff": "An extra insert per payment and a relay process to run."},
+     {"passed": True, "why": "outbox, clean", "voice": "outbox"}),
+    ("t-eventlog-a", {
+        "checkpoint": "PaymentRequested is appended to the event stream before the call, "
+                      "PaymentCompleted after.",
+        "idempotency": "Derived from stream id and event sequence number; same on retry.",
+        "resumeProtocol": "Projection finds PaymentRequested without PaymentCompleted and "
+                          "queries the provider by key before any resend.",
+        "failureMode": "Two events per payment; the stream grows."},
+     {"passed": True, "why": "event stream, clean", "voice": "event-log"}),
+    ("t-queue-a", {
+        "checkpoint": "The worker journals the intent before taking any action on a dequeued "
+                      "job and journals the result before acking it.",
+        "idempotency": "Job key derived from run id + step, identical on redelivery.",
+        "resumeProtocol": "On redelivery with an intent but no result, verify with the "
+                          "provider by key first; resend only if unknown.",
+        "tradeOff": "Redeliveries cost a lookup each."},
+     {"passed": True, "why": "queue phrasing", "voice": "queue"}),
+    ("t-client-ref-a", {
+        "checkpoint": "Intent journaled before dispatch, result after.",
+        "idempotency": "Our provider has no idempotency keys, so we put a client reference "
+                       "(run id + step) on the charge and search by it.",
+        "resumeProtocol": "Find the charge by client reference; if it is there, record it; if "
+                          "not, charge with the same reference.",
+        "failureMode": "A search call per unresolved charge during recovery."},
+     {"passed": True, "why": "client reference", "voice": "negation"}),
+    ("t-plain-cost-a", {
+        "checkpoint": "Intent to the journal before the call, result after.",
+        "idempotency": "Key derived from the run and the step.",
+        "resumeProtocol": "Look unresolved calls up by key before resending.",
+        "tradeOff": "Every call waits for one more disk write."},
+     {"passed": True, "why": "cost stated plainly", "voice": "plain-cost"}),
+    ("t-plain-cost-b", {
+        "checkpoint": "The intent is written before calling, the result after.",
+        "idempotency": "Same key on every attempt, computed from run id and step.",
+        "resumeProtocol": "Check with the provider by key before resending.",
+        "failureMode": "Throughput drops because of the synchronous journal write in front of "
+                       "each call."},
+     {"passed": True, "why": "throughput cost", "voice": "plain-cost"}),
+    ("t-window-words-a", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Derived key (run, step, payload).",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "failureMode": "A crash between the provider accepting the charge and our journal "
+                       "recording it, recovered after the key has expired, cannot be settled "
+                       "automatically; it waits for an operator."},
+     {"passed": True, "why": "window in words", "voice": "window-words"}),
+    ("t-negation-ok-a", {
+        "checkpoint": "We never dispatch a call whose intent has not been journaled; its "
+                      "result is journaled after.",
+        "idempotency": "Never a new key on retry: the key is derived from run and step.",
+        "resumeProtocol": "No resend without a lookup by key at the provider first.",
+        "tradeOff": "One extra journal write per call."},
+     {"passed": True, "why": "protective negations", "voice": "negation"}),
+    ("t-negation-ok-b", {
+        "checkpoint": "Not only the result: the intent is journaled before the call too.",
+        "idempotency": "Not random: derived from the run id, step and payload digest.",
+        "resumeProtocol": "Don't blindly retry; reconcile by lookup and resend with the same "
+                          "key only if the provider has no charge for it.",
+        "failureMode": "A lookup per unresolved intent."},
+     {"passed": True, "why": "'not only', 'not random'", "voice": "negation"}),
+    ("t-structured-a", {
+        "checkpoint": {"mechanism": "intent-and-result",
+                       "detail": "intent before the call, result after"},
+        "idempotency": {"mechanism": "derived-key", "detail": "run + step + payload digest"},
+        "resumeProtocol": {"mechanism": "replay-and-lookup",
+                           "detail": "look up open intents by key, resend if unknown"},
+        "failureMode": "Past the 24 h retention the run escalates to an operator."},
+     {"passed": True, "why": "typed form", "voice": "structured"}),
+    ("t-informal-a", {
+        "checkpoint": "we note 'about to pay' before we pay and 'paid' after",
+        "idempotency": "the key is the run id glued to the step number, same every time",
+        "resumeProtocol": "if there's an 'about to pay' with no 'paid', we ask the provider "
+                          "about the key; if they've got it we note 'paid', else we pay again "
+                          "with that key",
+        "tradeOff": "one more write per payment, so a bit slower"},
+     {"passed": True, "why": "informal voice", "voice": "informal"}),
+    ("t-limit-a", {
+        "checkpoint": "Intent before, result after, journaled.",
+        "idempotency": "Derived key from run + step + args.",
+        "resumeProtocol": "Reconcile by lookup; resend with the same key if unknown.",
+        "failureMode": "Key retention at the provider is 24 h; after that a lookup proves "
+                       "nothing."},
+     {"passed": True, "why": "retention limit", "voice": "plain"}),
+    ("t-pending-a", {
+        "checkpoint": "A 'pending' entry is committed before the call and replaced by the "
+                      "outcome after.",
+        "idempotency": "The pending entry's id (run + step) is the idempotency key.",
+        "resumeProtocol": "Pending entries are resolved by a lookup at the provider, then "
+                          "resent with the same id if the provider has nothing.",
+        "tradeOff": "One more commit per call."},
+     {"passed": True, "why": "pending entry before the call", "voice": "plain"}),
+    ("t-prior-to", {
+        "checkpoint": "Prior to calling the provider we persist the intent; subsequently the "
+                      "result.",
+        "idempotency": "Deterministic key: run id, step number, payload hash.",
+        "resumeProtocol": "Unresolved intents are verified with the provider using the key "
+                          "before a resend.",
+        "tradeOff": "Added latency of one fsync per call."},
+     {"passed": True, "why": "'prior to', 'subsequently'", "voice": "verbose"}),
+    ("t-ask-stripe", {
+        "checkpoint": "Journal the planned charge before hitting Stripe; journal Stripe's "
+                      "response after.",
+        "idempotency": "Idempotency-Key header = run id + ':' + step, reused on retries.",
+        "resumeProtocol": "Ask Stripe whether it has a charge for that key before retrying; "
+                          "retry with the same key only if not.",
+        "failureMode": "Stripe prunes keys after 24 hours, so a recovery later than that is "
+                       "left for an operator."},
+     {"passed": True, "why": "stripe words", "voice": "plain"}),
+    ("t-dependency", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run and step, sent on every attempt.",
+        "resumeProtocol": "Lookup by key at the provider, then resend or record.",
+        "tradeOff": "Requires a provider that supports idempotency keys and key lookup."},
+     {"passed": True, "why": "dependency trade-off", "voice": "plain-cost"}),
+    ("t-complexity", {
+        "checkpoint": "Intent committed before dispatch; result committed after.",
+        "idempotency": "SHA-256 of run id, step and payload as the key.",
+        "resumeProtocol": "Reconcile each open intent by asking the provider by key.",
+        "tradeOff": "More moving parts: a reconcile path that must be tested separately, and "
+                    "an extra write per call."},
+     {"passed": True, "why": "complexity and write cost", "voice": "plain-cost"}),
+    ("t-bullets-a", {
+        "checkpoint": "* intent -> journal (before)\n* result -> journal (after)",
+        "idempotency": "* key from run id + step\n* never regenerated",
+        "resumeProtocol": "* replay\n* open intent: lookup by key; resend w/ same key if "
+                          "absent",
+        "failureMode": "* +1 fsync per call"},
+     {"passed": True, "why": "bullets", "voice": "terse"}),
+    ("t-spanish-ish", {
+        "checkpoint": "We guard the intention in the journal before of the call, and the "
+                      "result after.",
+        "idempotency": "The key is derived of the run and the step; it is the same in each "
+                       "retry.",
+        "resumeProtocol": "In the restart, for each intention without result, we consult the "
+                          "provider with the key before to send again.",
+        "tradeOff": "One write more for each call."},
+     {"passed": True, "why": "non-native", "voice": "non-native"}),
+    # == bad: fails =============================================================================
+    ("t-bad-words", {
+        "checkpoint": "journal", "idempotency": "key", "resumeProtocol": "replay",
+        "failureMode": "crash"},
+     {"passed": False, "why": "single words", "voice": "content-free"}),
+    ("t-bad-words-2", {
+        "checkpoint": "intent and result", "idempotency": "stored key",
+        "resumeProtocol": "replay and lookup", "tradeOff": "overhead"},
+     {"passed": False, "why": "choice labels only", "voice": "content-free"}),
+    ("t-bad-memory", {
+        "checkpoint": "Intents are kept in a Python dict in the worker, written nowhere.",
+        "idempotency": "Key derived from run + step.",
+        "resumeProtocol": "Reconcile intents by lookup at the provider.",
+        "tradeOff": "Fast: no disk writes."},
+     {"passed": False, "why": "state held only in memory", "voice": "qualifier",
+      "contradiction": True}),
+    ("t-bad-regenerated", {
+        "checkpoint": "Intent before the call, result after.",
+        "idempotency": "Key derived from run and step; on each retry we regenerate it with a "
+                       "new timestamp.",
+        "resumeProtocol": "Lookup by key, resend if unknown.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "derived yet regenerated per retry", "voice": "qualifier"}),
+    ("t-bad-nobody", {
+        "checkpoint": "Intent before the call, result after.",
+        "idempotency": "Derived key, run + step.",
+        "resumeProtocol": "Resend all unfinished calls; we never ask the provider what "
+                          "happened.",
+        "tradeOff": "An extra write."},
+     {"passed": False, "why": "blind resend", "voice": "negation"}),
+    ("t-bad-kept-not-sent", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "A key derived from run + step is stored in our journal only; the "
+                       "provider does not receive it.",
+        "resumeProtocol": "Look up the charge by key at the provider.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "key never sent", "voice": "qualifier", "contradiction": True}),
+    ("t-bad-but-after", {
+        "checkpoint": "We write the intent, but only once the charge has succeeded.",
+        "idempotency": "Key derived from run and step.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'but only once' = result-only", "voice": "qualifier",
+      "contradiction": True}),
+    ("t-bad-stuffed-a", {
+        "checkpoint": "intent, result, WAL, snapshot, journal, event log, outbox",
+        "idempotency": "derived key, stored key, client reference, uuid, hash",
+        "resumeProtocol": "lookup, replay, retry, compensate, escalate",
+        "failureMode": "duplicates, lost payments, stuck runs, latency"},
+     {"passed": False, "why": "stuffed", "voice": "stuffed", "contradiction": True}),
+    ("t-bad-stuffed-b", {
+        "checkpoint": "Intent before the call and result after, plus periodic snapshots every "
+                      "10 s, plus result-only checkpoints.",
+        "idempotency": "Derived key and also a fresh random key per attempt.",
+        "resumeProtocol": "Lookup, and also blind retry, and also compensate.",
+        "tradeOff": "Latency."},
+     {"passed": False, "why": "several choices per field", "voice": "stuffed",
+      "contradiction": True}),
+    ("t-bad-contradict-a", {
+        "checkpoint": "We don't persist anything.",
+        "idempotency": "Key derived from run + step.",
+        "resumeProtocol": "Replay the recorded steps from the journal and look up open "
+                          "intents.",
+        "failureMode": "Lookup round trip."},
+     {"passed": False, "why": "no persistence yet replays a journal", "voice": "contradicting",
+      "contradiction": True}),
+    ("t-bad-contradict-b", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run and step, never changes.",
+        "resumeProtocol": "Reconcile by lookup.",
+        "failureMode": "Since there is no idempotency key, a retry double charges."},
+     {"passed": False, "why": "failure mode denies the key the idempotency field names",
+      "voice": "contradicting", "contradiction": True}),
+    ("t-bad-contradict-c", {
+        "checkpoint": "The intent is journaled before the call. Actually we only write after "
+                      "the call returns.",
+        "idempotency": "Derived key.",
+        "resumeProtocol": "Lookup by key, resend if missing.",
+        "tradeOff": "One write."},
+     {"passed": False, "why": "self-contradicting sentences", "voice": "contradicting",
+      "contradiction": True}),
+    ("t-bad-false-safe", {
+        "checkpoint": "Intent before, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Just resend with the same key; the provider dedupes.",
+        "failureMode": "Nothing can go wrong: duplicates are impossible with a stable key."},
+     {"passed": False, "why": "blind; false safety", "voice": "false-failure"}),
+    ("t-bad-no-downside", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step + payload.",
+        "resumeProtocol": "Lookup by key, resend if absent.",
+        "failureMode": "None."},
+     {"passed": False, "why": "no failure mode", "voice": "false-failure"}),
+    ("t-bad-false-dup", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key.  Run + step + payload digest.",
+        "resumeProtocol": "Lookup by key at the provider, resend with the same key if missing.",
+        "failureMode": "If we crash right after the charge, the customer pays twice."},
+     {"passed": False, "why": "claims a duplicate the sweep never shows",
+      "voice": "false-failure"}),
+    ("t-bad-vague-a", {
+        "checkpoint": "Persist state appropriately.",
+        "idempotency": "Ensure idempotency.",
+        "resumeProtocol": "Recover properly.",
+        "failureMode": "Edge cases."},
+     {"passed": False, "why": "vague", "voice": "content-free"}),
+    ("t-bad-vague-b", {
+        "checkpoint": "-", "idempotency": "-", "resumeProtocol": "-", "tradeOff": "-"},
+     {"passed": False, "why": "dashes", "voice": "content-free"}),
+    ("t-bad-result-only", {
+        "checkpoint": "Each step's output is stored when the step finishes.",
+        "idempotency": "Key from run id + step.",
+        "resumeProtocol": "Re-run steps without stored output.",
+        "failureMode": "A crash before the output is stored repeats the call."},
+     {"passed": False, "why": "result-only, blind", "voice": "plain"}),
+    ("t-bad-snapshot", {
+        "checkpoint": "We snapshot the conversation every 3 turns.",
+        "idempotency": "Key derived from run and step.",
+        "resumeProtocol": "Restore the last snapshot, look up in-flight calls by key.",
+        "tradeOff": "Up to 3 turns redone."},
+     {"passed": False, "why": "snapshot", "voice": "plain", "contradiction": True}),
+    ("t-bad-random", {
+        "checkpoint": "Intent before the call, result after.",
+        "idempotency": "A new random idempotency key for each retry.",
+        "resumeProtocol": "Resend.",
+        "failureMode": "Double charge after a lost response."},
+     {"passed": False, "why": "random per retry", "voice": "plain"}),
+    ("t-bad-compensate", {
+        "checkpoint": "Intent before, result after.",
+        "idempotency": "Derived key.",
+        "resumeProtocol": "Roll back: refund and fail the run whenever a call is unresolved.",
+        "failureMode": "The customer loses the booking."},
+     {"passed": False, "why": "fail-and-compensate", "voice": "plain"}),
+    ("t-bad-escalate", {
+        "checkpoint": "Intent journaled before dispatch, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Flag every unresolved call for manual review; no automatic "
+                          "lookup.",
+        "failureMode": "Humans must review crashes."},
+     {"passed": False, "why": "escalate what a lookup settles", "voice": "negation"}),
+    ("t-bad-no-checkpoint", {
+        "checkpoint": "No journal at all.",
+        "idempotency": "Key from run and step.",
+        "resumeProtocol": "Run the whole thing again.",
+        "failureMode": "Repeats work."},
+     {"passed": False, "why": "no checkpoint", "voice": "negation", "contradiction": True}),
+    ("t-bad-no-key-lookup", {
+        "checkpoint": "Intent before, result after.",
+        "idempotency": "No keys and no references.",
+        "resumeProtocol": "Ask the provider about the charge before resending.",
+        "failureMode": "A lookup per recovery."},
+     {"passed": False, "why": "lookup with nothing to look up by", "voice": "contradicting",
+      "contradiction": True}),
+    ("t-bad-without-asking", {
+        "checkpoint": "Intent before the call, result after.",
+        "idempotency": "Derived key.",
+        "resumeProtocol": "Resend without asking the provider.",
+        "tradeOff": "Fast recovery."},
+     {"passed": False, "why": "'without asking' = blind", "voice": "negation"}),
+    ("t-bad-fails-to-record", {
+        "checkpoint": "The worker fails to record the intent before the call; it only records "
+                      "the result.",
+        "idempotency": "Derived key.",
+        "resumeProtocol": "Look up open intents.",
+        "failureMode": "One lookup."},
+     {"passed": False, "why": "'fails to record' the intent", "voice": "negation",
+      "contradiction": True}),
+    ("t-bad-outbox-after", {
+        "checkpoint": "The outbox row is inserted after the provider answered.",
+        "idempotency": "Row id = hash(run, step).",
+        "resumeProtocol": "Redeliver unsent rows.",
+        "tradeOff": "An extra table."},
+     {"passed": False, "why": "outbox after the call: result-only", "voice": "outbox"}),
+    ("t-bad-nonnative-random", {
+        "checkpoint": "Intent is saving before call and result after.",
+        "idempotency": "For each retry we make new uuid for the key.",
+        "resumeProtocol": "We are asking provider with the key.",
+        "failureMode": "Is a little slow."},
+     {"passed": False, "why": "new uuid per retry", "voice": "non-native",
+      "contradiction": True}),
+]

@@ -1,0 +1,23 @@
+"""Compares kind and name but not the arguments' digest: a refund replayed with another amount
+gets the old refund's result back instead of a Divergence."""
+
+ANSWERS = {
+    "answer_lookup": '''def lookup(rows, step, kind, name, args_digest):
+    """What the journal holds at position `step` for a call of `kind` named `name`."""
+    here = [r for r in rows if r["step"] == step]
+    if not here:
+        return None
+    opening = next((r for r in here if r["kind"] in ("step", "decision", "intent")), None)
+    requested = f"{kind} {name!r}"
+    if opening is None:
+        raise Divergence(step=step, recorded="no call, only notes", requested=requested)
+    recorded = f"{opening['kind']} {opening['name']!r}"
+    if (opening["kind"], opening["name"]) != (kind, name):
+        raise Divergence(step=step, recorded=recorded, requested=requested)
+    if kind != "intent":
+        return Recorded(opening["value"])
+    result = next((r for r in here if r["kind"] == "result"), None)
+    return UNRESOLVED if result is None else Recorded(result["value"])
+''',
+}
+MUST_FAIL = ['test_divergence']

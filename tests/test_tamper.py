@@ -1,0 +1,141 @@
+"""Tampering submissions gain nothing: the score that counts is computed out of their reach.
+
+Each ``tests/tamper/<slug>/<name>.py`` defines ``ANSWERS`` (grade_id -> answer cell source, the
+other answer cells keep the reference solution) and ``MUST_FAIL`` (graded cells that must score
+0). The fast tests run the out-of-kernel grader (``minirt.course.oracle``) alone; the slow ones
+go through nbgrader too and check the final score (min of both), that a tampering technique
+really wins in the kernel (so the defence is what stops it), and that a kernel-killing
+submission in a batch of three leaves the other two graded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from minirt.course import catalog, nbgrade, oracle
+
+ROOT = Path(__file__).resolve().parents[1]
+TAMPER = ROOT / "tests" / "tamper"
+
+
+def _gid(cell: nbformat.NotebookNode) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def load(path: Path) -> tuple[dict[str, str], list[str], str]:
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(f"tamper_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(path.parent))
+    assert mod.__doc__, f"{path}: say which tampering technique this is"
+    return dict(mod.ANSWERS), list(mod.MUST_FAIL), mod.__doc__.strip().splitlines()[0]
+
+
+def submission(slug: str, overrides: dict[str, str], dest: Path) -> Path:
+    source = nbformat.read(str(ROOT / "solutions" / slug / "drill.ipynb"), as_version=4)
+    sols = {_gid(c): nbgrade._strip_markers(c.source) for c in source.cells
+            if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(str(ROOT / "drills" / slug / "drill.ipynb"), as_version=4)
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    for cell in nb.cells:
+        gid = _gid(cell)
+        if gid in overrides:
+            cell.source = overrides[gid]
+        elif gid in sols:
+            cell.source = sols[gid]
+    nbformat.write(nb, str(dest))
+    return dest
+
+
+CASES = sorted(p for p in TAMPER.glob("*/*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[f"{p.parent.name}/{p.stem}" for p in CASES])
+def test_tampering_gains_nothing_out_of_kernel(path: Path, tmp_path: Path) -> None:
+    answers, must_fail, what = load(path)
+    slug = path.parent.name
+    nb = submission(slug, answers, tmp_path / "drill.ipynb")
+    result = oracle.run_oracle(catalog.get(slug).id, nb, ROOT)
+    passed = [c.grade_id for c in result.cells if c.passed and c.grade_id in must_fail]
+    assert not passed, f"{path.name} ({what}): scored out of kernel in {passed}"
+    for c in result.cells:
+        assert c.passed or c.message, f"{c.grade_id} failed without a reason"
+
+
+def test_reference_and_blank_out_of_kernel(tmp_path: Path) -> None:
+    slug = "01-run-state-machines"
+    ref = oracle.run_oracle("01", submission(slug, {}, tmp_path / "ref.ipynb"), ROOT)
+    assert ref.cells and all(c.passed for c in ref.cells), [c for c in ref.cells if not c.passed]
+    blank = oracle.run_oracle("01", ROOT / "drills" / slug / "drill.ipynb", ROOT)
+    assert not any(c.passed for c in blank.cells)
+
+
+def test_a_dead_process_is_named_with_its_exit_code(tmp_path: Path) -> None:
+    nb = submission("01-run-state-machines", {"answer_apply": "import os\nos._exit(3)\n"},
+                    tmp_path / "drill.ipynb")
+    result = oracle.run_oracle("01", nb, ROOT)
+    msg = result.cell("test_takeover").message or ""
+    assert "exited with code 3" in msg and "answer_apply" in msg, msg
+    assert result.cell("test_table").passed  # check() came before and still counts
+
+
+def test_root_cause_names_the_learners_cell(tmp_path: Path) -> None:
+    nb = submission("01-run-state-machines",
+                    {"answer_check": "def check(run, event):\n    return (\n"},
+                    tmp_path / "drill.ipynb")
+    result = oracle.run_oracle("01", nb, ROOT, cell="test_table")
+    msg = result.cell("test_table").message or ""
+    assert msg.startswith("depends on answer_check, which did not run: SyntaxError"), msg
+    assert "answer_check, line" in msg and "ipython-input" not in msg, msg
+
+
+@pytest.mark.slow
+def test_batch_of_three_with_a_kernel_killer(tmp_path: Path, course_copy: Callable) -> None:
+    slug = "01-run-state-machines"
+    root = course_copy(tmp_path / "course", [slug])
+    subs = {"ref": submission(slug, {}, tmp_path / "ref.ipynb"),
+            "killer": submission(slug, {"answer_check": "import os\nos._exit(0)\n"},
+                                 tmp_path / "killer.ipynb"),
+            "blank": root / "drills" / slug / "drill.ipynb"}
+    reports = nbgrade.autograde_many("01", subs, root, one_per_run=True)
+    assert reports["ref"].full_marks, [(c.grade_id, c.message) for c in reports["ref"].failing]
+    assert reports["blank"].score == 0
+    killer = reports["killer"]
+    assert killer.cell("test_table").score == 0
+    assert "exited with code 0" in (killer.cell("test_table").message or "")
+
+
+@pytest.mark.slow
+def test_tampering_wins_in_kernel_and_loses_in_the_final_score(
+    tmp_path: Path, course_copy: Callable
+) -> None:
+    slug = "01-run-state-machines"
+    root = course_copy(tmp_path / "course", [slug])
+    cases = {p.stem: load(p) for p in CASES if p.parent.name == slug and "exit" not in p.stem}
+    subs = {name.replace("_", "-"): submission(slug, answers, tmp_path / f"{name}.ipynb")
+            for name, (answers, _, _) in cases.items()}
+    reports = nbgrade.autograde_many("01", subs, root)
+    problems = []
+    for name, (_, must_fail, what) in cases.items():
+        rep = reports[name.replace("_", "-")]
+        for gid in must_fail:
+            if rep.cell(gid).score != 0:
+                problems.append(f"{name} ({what}): {gid} scored {rep.cell(gid).score:g}")
+    assert not problems, "\n".join(problems)
+    won = reports["input-transformer"]
+    assert sum(c.in_kernel or 0 for c in won.cells) == won.max_score, (
+        "the input transformer no longer wins in the kernel: this test no longer shows the "
+        "out-of-kernel score is what stops it"
+    )
+    assert all(c.out_of_kernel == 0 for c in won.cells)
