@@ -212,6 +212,10 @@ class Peer:
             with self._lock:
                 self._pending.pop(rid, None)
 
+    def wait_closed(self) -> None:
+        """Block until the peer's side of the channel is closed (its reader thread ends)."""
+        self._reader.join()
+
     def call_remote(self, hid: int, args: tuple[Any, ...], kwargs: dict[str, Any],
                     label: str = "?", timeout: float | None = None,
                     method: str | None = None) -> Any:
@@ -263,6 +267,7 @@ class Peer:
             stack = self._local.stack = []
         stack.append(rid)
         reply: dict[str, Any] = {"r": rid}
+        dec: wire.Decoder | None = None
         try:
             dec = self.decoder()
             obj = self._local_obj(int(msg["h"]))
@@ -294,18 +299,20 @@ class Peer:
                     raise AttributeError(f"{method!r} is not forwarded")
                 enc = self.encoder(seed=dec.refs)
                 reply["v"] = enc.encode(value)
-                cb = []
-                for ref, o in dec.refs.items():
-                    body = enc.body(o)
-                    if body is not None:
-                        cb.append([ref, body])
-                reply.update(ok=True, cb=cb)
+                reply.update(ok=True, cb=self._copy_back(dec, enc))
             else:
                 raise wire.WireError(f"unknown op {msg.get('op')!r}")
         except PeerDied:
             return
         except BaseException as exc:  # noqa: BLE001 - every outcome, exits included, is a reply
             reply = {"r": rid, "ok": False, "e": self.encoder().encode_exc(exc)}
+            if msg.get("op") == "call" and dec is not None:
+                # what the callee changed in its arguments before it raised is kept too (a tool
+                # handler records a sub-effect, then fails: the caller must see the record)
+                try:
+                    reply["cb"] = self._copy_back(dec, self.encoder(seed=dec.refs))
+                except BaseException:  # noqa: BLE001 - an unencodable change is dropped
+                    pass
         finally:
             stack.pop()
         try:
@@ -314,6 +321,16 @@ class Peer:
             if not isinstance(exc, PeerDied):
                 err = wire.LearnerError("WireError", str(exc))
                 self._send({"r": rid, "ok": False, "e": self.encoder().encode_exc(err)})
+
+    @staticmethod
+    def _copy_back(dec: wire.Decoder, enc: wire.Encoder) -> list[list[Any]]:
+        """The bodies of the containers an incoming call received, as they are now."""
+        cb = []
+        for ref, o in dec.refs.items():
+            body = enc.body(o)
+            if body is not None:
+                cb.append([ref, body])
+        return cb
 
     def _to_worker(self, msg: dict[str, Any]) -> None:
         """A top-level request goes to the thread paired with the sender's thread (one local

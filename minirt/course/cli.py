@@ -65,7 +65,7 @@ def _cmd_cell(args: argparse.Namespace, module: catalog.Module) -> int:
     lay = nbgrade.layout()
     notebook = Path(args.notebook) if args.notebook else lay.release / module.slug / "drill.ipynb"
     nbgrade.check_submission(module.id, notebook, lay.root)
-    ids = [gid for gid, _ in nbgrade._grade_ids(nbgrade._read_notebook(notebook))]
+    ids = nbgrade.graded_cell_ids(notebook)
     if args.cell not in ids or not args.cell.startswith("test_"):
         raise nbgrade.CourseError(f"{args.cell!r} is not a graded cell of drill {module.id}")
     result = oracle.run_oracle(module.id, notebook, lay.root, cell=args.cell)

@@ -201,7 +201,7 @@ def _run_cell(source: str) -> list[Any] | None:
         exc = e
     if exc is None:
         return None
-    text = exc.msg if isinstance(exc, SyntaxError) and exc.msg else wire._safe_str(exc)
+    text = exc.msg if isinstance(exc, SyntaxError) and exc.msg else wire.safe_str(exc)
     msg = str(text).strip().splitlines()
     return [type(exc).__name__, msg[0][:300] if msg else "", _cell_line(exc)]
 
@@ -221,7 +221,7 @@ def main(rfd: int, wfd: int) -> None:
             del sys.modules[name]
 
     def watch() -> None:
-        peer._reader.join()
+        peer.wait_closed()
         os._exit(0)  # the checker went away: nothing left to answer
 
     peer.start()
@@ -231,4 +231,4 @@ def main(rfd: int, wfd: int) -> None:
         try:
             reply.put(controller._run_pending(grade_id))
         except BaseException as e:  # noqa: BLE001
-            reply.put([[grade_id, "runner", type(e).__name__, wire._safe_str(e), None]])
+            reply.put([[grade_id, "runner", type(e).__name__, wire.safe_str(e), None]])

@@ -311,6 +311,12 @@ def _read_notebook(path: Path, what: str = "notebook") -> Any:
     return nb
 
 
+def graded_cell_ids(path: Path) -> list[str]:
+    """The grade_ids of the graded cells of the notebook at ``path`` (named errors for a
+    missing or malformed notebook)."""
+    return [gid for gid, _ in _grade_ids(_read_notebook(path))]
+
+
 def _grade_ids(nb: Any) -> list[tuple[str, str]]:
     out = []
     for cell in nb.cells:

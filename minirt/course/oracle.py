@@ -197,7 +197,7 @@ def defined_names(source: str) -> tuple[list[str], list[ast.stmt]]:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = wire._safe_str(exc).strip()
+    text = wire.safe_str(exc).strip()
     line = text.splitlines()[0] if text else ""
     return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 

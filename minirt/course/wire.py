@@ -322,7 +322,7 @@ class Encoder:
     def encode_exc(self, e: BaseException, depth: int = 0) -> Any:
         t = type(e)
         if isinstance(e, _EXITS):
-            return {"t": "lerr", "n": t.__name__, "m": _safe_str(e)}
+            return {"t": "lerr", "n": t.__name__, "m": safe_str(e)}
         if _by_value_class(t) or _api_error_class(t):
             attrs = getattr(e, "attrs", None)
             if isinstance(e, Exception) and hasattr(t, "fields") and isinstance(attrs, dict):
@@ -331,22 +331,34 @@ class Encoder:
                 state = {k: x for k, x in vars(e).items() if not k.startswith("__")}
                 return {"t": "ctl", "c": class_path(t), "args": self._safe_enc(list(e.args), depth),
                         "a": self._safe_enc(state, depth)}
+        if t.__module__ == "pydantic_core._pydantic_core" and t.__name__ == "ValidationError":
+            # a learner's pydantic model refused its input: the checker's contract code catches
+            # pydantic's ValidationError, so it crosses as one (type, loc, msg of each error)
+            try:
+                errs = [{"type": str(x.get("type", "value_error")), "loc": list(x.get("loc", ())),
+                         "msg": str(x.get("msg", ""))[:300]}
+                        for x in e.errors(include_url=False, include_context=False)[:20]]
+                return {"t": "pverr", "title": str(e.title)[:100],
+                        "errs": self._safe_enc(errs, depth)}
+            except Exception:  # noqa: BLE001 - fall back to a plain learner error
+                pass
         if t.__module__ == "builtins" and getattr(builtins, t.__name__, None) is t:
             return {"t": "bexc", "n": t.__name__, "args": self._safe_enc(list(e.args), depth)}
-        return {"t": "lerr", "n": t.__name__, "m": _safe_str(e)}
+        return {"t": "lerr", "n": t.__name__, "m": safe_str(e)}
 
     def _safe_enc(self, v: Any, depth: int) -> Any:
         try:
             return self.encode(v, depth + 1)
         except WireError:
-            return self.encode(_safe_str(v), depth + 1)
+            return self.encode(safe_str(v), depth + 1)
 
 
 def _is_pydantic(v: Any) -> bool:
     return hasattr(type(v), "model_fields") and hasattr(v, "model_dump") and not isinstance(v, type)
 
 
-def _safe_str(v: Any) -> str:
+def safe_str(v: Any) -> str:
+    """``str(v)`` that never raises and never runs a lying ``str`` subclass's method."""
     try:
         return str.__str__(str(v))[:500]
     except BaseException:  # a learner's __str__ may raise anything
@@ -465,7 +477,7 @@ class Decoder:
             return self._proxy(int(m["h"]), str(m.get("k", "object")), str(m.get("n", "?")))
         if tag == "mine":
             return self._local(int(m["h"]))
-        if tag in ("merr", "ctl", "bexc", "lerr"):
+        if tag in ("merr", "ctl", "bexc", "lerr", "pverr"):
             return self.decode_exc(m, depth)
         raise WireError(f"unknown tag {tag!r}")
 
@@ -486,6 +498,17 @@ class Decoder:
                     for k, v in dict(self.decode(m["a"], depth + 1)).items():
                         setattr(e, str(k), v)
                     return e
+            if tag == "pverr":
+                from pydantic_core import PydanticCustomError, ValidationError
+
+                errs = self.decode(m["errs"], depth + 1)
+                details = [{"type": PydanticCustomError(str(x["type"])[:60],
+                                                        str(x["msg"]).replace("{", "(")
+                                                        .replace("}", ")")),
+                            "loc": tuple(x["loc"] if isinstance(x["loc"], list) else ()),
+                            "input": None} for x in errs if isinstance(x, dict)]
+                return ValidationError.from_exception_data(str(m.get("title", "model"))[:100],
+                                                           details)
             if tag == "bexc":
                 cls = getattr(builtins, str(m["n"]), None)
                 if (isinstance(cls, type) and issubclass(cls, BaseException)
