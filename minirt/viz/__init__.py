@@ -139,9 +139,10 @@ class Diagram:
         return {"text/plain": text,
                 "text/markdown": f"{INSTALL_HINT}\n\n```dot\n{self.source}\n```"}
 
-    def svg(self) -> str:
-        """The rendered SVG as displayed (needs ``dot``): fitted to the output width."""
-        return fit_svg(self.graph.pipe(format="svg").decode("utf-8"), background=None)
+    def svg(self, *, max_width_px: float = MAX_WIDTH_PX) -> str:
+        """The rendered SVG as displayed (needs ``dot``): at most ``max_width_px`` wide."""
+        return fit_svg(self.graph.pipe(format="svg").decode("utf-8"), background=None,
+                       max_width_px=max_width_px)
 
     def __repr__(self) -> str:
         return f"Diagram({len(self.source)} bytes of DOT)"

@@ -35,6 +35,10 @@ from ..run import Run, RunEvent, RunState, apply
 from ..store.base import Event, Store
 from . import Diagram, render
 
+#: Width of the diagram pane of :func:`journal_explorer`: an output area of JupyterLab at its
+#: default width (848 px with the file browser open) less the 420 px journal text beside it.
+PANE_WIDTH_PX = 400
+
 KIND_COLOURS = {"run_started": "#e5e7eb", "transition": "#f3f4f6", "step": "#dbeafe",
                 "decision": "#ede9fe", "intent": "#fef3c7", "tool_result": "#dcfce7",
                 "tool_error": "#fee2e2", "tool_rejected": "#fee2e2", "reconciled": "#fde68a",
@@ -239,8 +243,9 @@ def journal_explorer(trace: JournalTrace, interval_ms: int = 700) -> Any:
     """Play and a slider step through ``trace``: the journal so far on the left, the run's state
     diagram (with its path) on the right. Returns the widget; ``widget.trace`` is the trace."""
     import ipywidgets as widgets
-    from IPython.display import display
+    from IPython.display import SVG, display
 
+    from . import dot_available
     from .run import state_diagram
 
     last = len(trace) - 1
@@ -264,7 +269,10 @@ def journal_explorer(trace: JournalTrace, interval_ms: int = 700) -> Any:
             print(journal_table(trace.so_far(i)[-8:], width=30))
         with right:
             print(state_text(view.run))
-            display(state_diagram(states, events=kinds, highlight_run=view.run))
+            diagram = state_diagram(states, events=kinds, highlight_run=view.run)
+            # the pane beside the journal text is narrower than an output area: fit the
+            # picture to it instead of letting it run off the right edge
+            display(SVG(diagram.svg(max_width_px=PANE_WIDTH_PX)) if dot_available() else diagram)
 
     slider.observe(show, names="value")
     show({"new": 0})
