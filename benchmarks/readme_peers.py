@@ -88,9 +88,9 @@ threads with `strace -f -c` at 100 and 600 steps (difference / 500).
 
 Figures from one run, {date} ({meta['machine']}; {meta['versions']}): median [min-max] of
 {meta['rounds']} rounds, {meta['sizes'][0]:,} steps; resume after 1,000 / 10,000 recorded steps.
-The machine was shared with other jobs during the run, and disk sync latency drifted between
-rounds (the floor's step took {min(floor_rows):,.0f}-{max(floor_rows):,.0f} µs): **ratios within
-the run are the figures to trust**, not the absolute times.{SPREAD}
+Disk sync latency drifts between rounds on a shared virtual disk (the floor's step took
+{min(floor_rows):,.0f}-{max(floor_rows):,.0f} µs in this run): **ratios within the run are the
+figures to trust**, not the absolute times.{SPREAD}
 
 {table}
 
@@ -128,10 +128,13 @@ re-runs it; LangGraph "sync" persists a checkpoint per superstep.
 Other figures: the capstone agent costs 1.8 ms per step position durable against 0.63 ms with
 the same journaling unsynced (2.9x), and recovers from a crash in its last W3 in 5 ms. Every
 lesson runs headless in 1-15 s (lesson 00, which grades a drill for real, is the slowest). Grading
-one drill with `./course grade 01` and the full crash sweep over every scenario (766 cells) were
-re-measured in issue 24 at 12-25 s and 124 s on a loaded machine (earlier figures here: about 9 s
-and 63 s); the whole test suite, browser included, takes about 14 minutes. PostgreSQL throughput
-against workers is in the next section's scaling curve (`build/benchmarks/` after a run).
+one drill with `./course grade 01` (nbgrader plus the out-of-kernel check) took 8.9 s on 2026-12-01
+with a CI run busy on the other core (18.6 s the first time, which registers the drill); the full
+crash sweep over every scenario (766 cells) was re-measured in issue 24 at 124 s on a loaded
+machine (63 s earlier). The whole test suite, browser included, took 28 minutes in CI from a fresh
+clone (1,696 s of pytest on 2026-12-01), about half of it the drill honesty tests. PostgreSQL
+throughput against workers is in the next section's scaling curve (`build/benchmarks/` after a
+run).
 
 """
 
