@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -9,6 +10,29 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+#: Set to "1" by `--full-sweeps` (or by the caller). Long sweeps run a bounded, rotating sample by
+#: default, so the suite fits CI, and every case with it: `./course test --full-sweeps`.
+FULL_SWEEPS_ENV = "MINIRT_FULL_SWEEPS"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full-sweeps", action="store_true", default=False,
+        help="run every case of the bounded sweeps (every drill mutant, every trial), not the "
+             "rotating sample CI runs",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--full-sweeps"):
+        os.environ[FULL_SWEEPS_ENV] = "1"
+
+
+@pytest.fixture(scope="session")
+def full_sweeps() -> bool:
+    """True when the bounded sweeps should run every case (see FULL_SWEEPS_ENV)."""
+    return os.environ.get(FULL_SWEEPS_ENV, "") == "1"
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,9 @@ For each solutions/<slug>/drill.ipynb:
     score of a cell is the lower of the two, see minirt.course.oracle) of: "ref" (the release with every answer cell filled back in from the
     source by grade_id), "blank" (the release as committed) and one learner per wrong answer in
     tests/mutants/<slug>/*.py (the release with the mutant's ANSWERS, every other answer cell
-    filled from the source). ref scores full marks; blank scores 0 on every autograded cell; each
+    filled from the source). Every mutant file is loaded and checked; by default only a rotating
+    sample of SAMPLE of them per drill is graded (chosen from the UTC date, or from
+    MINIRT_HONESTY_SEED), which keeps CI bounded; `--full-sweeps` grades every mutant. ref scores full marks; blank scores 0 on every autograded cell; each
     mutant scores 0 on each MUST_FAIL cell and below full marks in total;
 (c) a drill with fewer than 3 mutants fails;
 (d) no feedback HTML (blank, mutants, ref) contains a line of the hidden tests' source.
@@ -14,8 +16,11 @@ For each solutions/<slug>/drill.ipynb:
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
 import json
+import os
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +34,20 @@ from minirt.course import catalog, nbgrade
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "tests" / "mutants"
 MIN_MUTANTS = 3
+SAMPLE = 3  # mutants graded per drill in the bounded (default) form
+
+
+def sample_seed() -> str:
+    """The rotation seed: MINIRT_HONESTY_SEED, else today's UTC date (all mutants get their turn)."""
+    return os.environ.get("MINIRT_HONESTY_SEED") or datetime.datetime.now(datetime.UTC).date().isoformat()
+
+
+def graded_sample(slug: str, mutants: list[Mutant], full: bool, seed: str) -> list[Mutant]:
+    """Every mutant with `full`; otherwise SAMPLE of them, chosen reproducibly from (seed, slug)."""
+    if full or len(mutants) <= SAMPLE:
+        return list(mutants)
+    chosen = set(random.Random(f"{seed}/{slug}").sample([m.name for m in mutants], SAMPLE))
+    return [m for m in mutants if m.name in chosen]
 
 
 def _slugs() -> list[str]:
@@ -104,7 +123,9 @@ class Graded:
     committed: Path
     fresh: Path
     source_nb: nbformat.NotebookNode
-    mutants: list[Mutant]
+    mutants: list[Mutant]  # every mutant file, loaded and checked
+    sampled: list[Mutant]  # the ones graded in this run
+    seed: str
     reports: dict[str, nbgrade.GradeReport]
     hidden: list[str]
 
@@ -113,7 +134,9 @@ _CACHE: dict[str, Graded] = {}
 
 
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory: pytest.TempPathFactory, course_copy: Callable) -> Callable:
+def graded(
+    tmp_path_factory: pytest.TempPathFactory, course_copy: Callable, full_sweeps: bool
+) -> Callable:
     """graded(slug): generate + one batched autograde for the drill, computed once per session."""
 
     def run(slug: str) -> Graded:
@@ -126,6 +149,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory, course_copy: Callable) -> C
         source_nb = nbformat.read(str(root / "solutions" / slug / "drill.ipynb"), as_version=4)
         solutions = answer_sources(source_nb)
         mutants = [load_mutant(p) for p in mutant_files(slug)]
+        seed = sample_seed()
+        sampled = graded_sample(slug, mutants, full_sweeps, seed)
         release = nbformat.read(str(committed if committed.is_file() else fresh), as_version=4)
         subs_dir = root / "candidates"
         subs_dir.mkdir()
@@ -141,6 +166,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory, course_copy: Callable) -> C
         for m in mutants:
             unknown = sorted(set(m.answers) - set(solutions))
             assert not unknown, f"{m.path.relative_to(ROOT)}: {unknown} are not answer cells"
+        for m in sampled:
             write(
                 "mutant-" + re.sub(r"[^A-Za-z0-9_.-]", "-", m.name),
                 filled(release, solutions, m.answers),
@@ -152,6 +178,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory, course_copy: Callable) -> C
             fresh,
             source_nb,
             mutants,
+            sampled,
+            seed,
             reports,
             nbgrade.hidden_test_lines(source_nb),
         )
@@ -204,20 +232,27 @@ def test_at_least_three_mutants(slug: str, graded: Callable) -> None:
 def test_every_mutant_loses_its_points(slug: str, graded: Callable) -> None:
     g = graded(slug)
     graded_ids = {c.grade_id for c in g.reports["ref"].cells}
-    problems = []
-    for m in g.mutants:
+    problems = [
+        f"{m.path.relative_to(ROOT)}: MUST_FAIL names {gid!r}, which is not a graded cell"
+        for m in g.mutants
+        for gid in m.must_fail
+        if gid not in graded_ids
+    ]
+    for m in g.sampled:
         rel = m.path.relative_to(ROOT)
         report = g.reports["mutant-" + re.sub(r"[^A-Za-z0-9_.-]", "-", m.name)]
         for gid in m.must_fail:
-            if gid not in graded_ids:
-                problems.append(f"{rel}: MUST_FAIL names {gid!r}, which is not a graded cell")
-            elif report.cell(gid).score != 0:
+            if gid in graded_ids and report.cell(gid).score != 0:
                 problems.append(
                     f"{rel} ({m.doc.splitlines()[0]}): {gid} scored {report.cell(gid).score:g}"
                 )
         if not report.score < report.max_score:
             problems.append(f"{rel}: scored full marks ({report.score:g}/{report.max_score:g})")
-    assert not problems, "\n".join(problems)
+    ran = (
+        f"(graded {len(g.sampled)}/{len(g.mutants)} mutants, seed {g.seed!r}; reproduce with "
+        "MINIRT_HONESTY_SEED=<seed>, grade all with --full-sweeps)"
+    )
+    assert not problems, "\n".join(problems) + "\n" + ran
 
 
 def test_feedback_never_shows_hidden_test_source(slug: str, graded: Callable) -> None:
