@@ -49,12 +49,14 @@ from .pages import hidden_fields, render
 from .views import run_view, runs_by_state
 
 ACTIONS = ("approve", "deny", "resolve", "cancel", "retry", "fork")
-#: Sent with every answer: no scripts at all, no framing, no referrer leaking the path.
+#: Sent with every answer: no scripts at all, no framing, no referrer sent to other sites.
+#: (``same-origin``, not ``no-referrer``: under ``no-referrer`` Chromium sends ``Origin: null``
+#: with the console's own form posts, which the cross-origin check rightly refuses.)
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' "
                                "data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+    "Referrer-Policy": "same-origin", "Cache-Control": "no-store",
 }
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 

@@ -5,7 +5,7 @@
     minirt console --store URL [--app M:A] [--user NAME] [--host H] [--port P]
 
 Prints one line, ``minirt console: http://127.0.0.1:PORT/?token=...`` (as JupyterLab does),
-then serves until interrupted (Ctrl-C). It binds 127.0.0.1 unless ``--host`` is given
+then serves until interrupted (Ctrl-C or SIGTERM; exit code 0). It binds 127.0.0.1 unless ``--host`` is given
 explicitly, and then only answers requests whose ``Host`` is that name (or 127.0.0.1 and
 localhost). ``--port 0`` lets the OS pick a free port (the printed URL says which).
 ``--app`` (a function ``store -> Runtime``, as for ``minirt worker``) lets the console approve
@@ -77,6 +77,8 @@ def cmd_console(args: argparse.Namespace) -> int:
                                            lifespan="off"))
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down gracefully, then re-raised it
+        pass
     finally:
         sock.close()
     print("minirt console: stopped", flush=True)
