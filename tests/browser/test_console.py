@@ -16,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -29,6 +30,7 @@ SHOTS = ROOT / "build"
 
 APP = '''
 import json
+import os
 from pathlib import Path
 
 from minirt import EffectClass, Runtime, ScriptedModel, tool
@@ -42,8 +44,12 @@ SIGNING_KEY = "console-browser-test-signing-key-0123"
 
 
 def app(store, **kw):
+    # A worker that parks a run UNCERTAIN keeps its lease for lease_for, and the console's
+    # Resolve waits that out before it continues the run; short here to keep the wait short.
+    kw.setdefault("lease_for", float(os.environ.get("CONSOLEB_LEASE_FOR", "30")))
     client = PaymentClient(json.loads((HERE / "world.json").read_text())["payments"])
-    gate = ApprovalGate(SIGNING_KEY, {"payments": "sk_test_console_browser"})
+    gate = ApprovalGate(SIGNING_KEY, {"payments": "sk_test_console_browser"},
+                        artifacts=lambda name: (HERE / name).read_bytes())
 
     def refund(charge_id: str, amount_cents: int, *, credential, call):
         return client.refund(charge_id, call.effect_key)
@@ -62,7 +68,7 @@ def app(store, **kw):
 
     def refund_agent(ctx, inp):
         args = {"charge_id": inp["charge_id"], "amount_cents": inp["amount_cents"]}
-        receipt = request_approval(ctx, "refund", args)
+        receipt = request_approval(ctx, "refund", args, artifact="refund-note.txt")
         return call_approved(ctx, "refund", args, receipt)
 
     def pay(ctx, inp):
@@ -73,6 +79,9 @@ def app(store, **kw):
                    workflows={"refund_agent": refund_agent, "pay": pay},
                    reconcile=reconcile_by_lookup, **kw)
 '''
+
+
+NOTE = "Order 42 arrived broken (photo attached). Refund 30.00 EUR in full.\n"
 
 
 def effects(payments: Path, kind: str, customer: str | None = None) -> list[dict]:
@@ -125,7 +134,9 @@ def operated(tmp_path, monkeypatch):
     mod = f"consoleb_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{mod}.py").write_text(textwrap.dedent(APP))
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CONSOLEB_LEASE_FOR", "1.0")
     module = __import__(mod)
+    (tmp_path / "refund-note.txt").write_text(NOTE)
     payments = tmp_path / "payments.sqlite"
     world = spawn_world(tmp_path / "world.json", payments=payments)
     db = str(tmp_path / "runs.sqlite")
@@ -142,7 +153,7 @@ def operated(tmp_path, monkeypatch):
         assert rt.run("refund-42").state is RunState.WAITING
         rt.start("pay", {"amount_cents": 1200, "customer": "cus_bob"}, run_id="pay-1")
         assert rt.run("pay-1").state is RunState.SUCCEEDED
-        crashed = module.app(open_store(db), clock=FakeClock(1_000_000.0), worker_id="w-dead",
+        crashed = module.app(open_store(db), clock=FakeClock(time.time() - 120), worker_id="w-dead",
                              faults=FaultPlan("after_provider_commit"))
         crashed.start("pay", {"amount_cents": 4200, "customer": "cus_eve"}, run_id="pay-7")
         with pytest.raises(SimulatedCrash):
@@ -186,6 +197,8 @@ def test_console_approves_a_refund_and_resolves_an_uncertain_charge(operated, br
     text = review.inner_text()
     assert '{"amount_cents":3000,"charge_id":"' + paid["charge_id"] + '"}' in text
     assert "against the limit 5000" in text and "within the limit" in text
+    assert NOTE.strip() in text  # the refund note the reviewer reads, with its digest
+    assert review.locator("code.artifact-digest").inner_text().startswith("sha256:")
     digest = review.locator("code.effect-digest").inner_text()
     assert digest.startswith("sha256:")
     assert page.locator("#journal-timeline svg").count() == 1  # minirt.viz's picture, as SVG
