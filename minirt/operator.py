@@ -19,18 +19,13 @@ answers from it the next time the run is executed, so the run continues from tha
 ``minirt`` runtimes built by the CLI (``--app``) are attached; an application that builds its
 own Runtime calls ``attach(rt)`` (or passes ``reconcile=OperatorFirst(policy)``).
 
-**fork** copies a run's journal up to step position N (the ``run_started`` event and every
-event of positions ``< N``; not the old run's claims, operator events or kv) into a new run id,
-PENDING, which replays those positions from the copy and executes from N on as new work: its
-effects from N on get the new run's effect keys (a fork is a new run, not a resend). A fork
-refuses a cut that would copy an open position (an intent without outcome, a wait without its
-result): the copy would have to guess. **retry** re-runs a run from its last consistent step:
-a FAILED or CANCELLED run (terminal: nothing moves it again) becomes a fork at the first
-position that is open or ended in an error, so the failed step runs again in the new run; a
-*parked* run (PENDING or RUNNING with no live worker) is executed now with the application's
-runtime, replaying its journal (waiting out a dead worker's lease). UNCERTAIN and WAITING runs
-are refused with what to do instead (resolve; signal or approve). Both write an ``operator``
-event into the new run and, when the old run can still be written to, into the old one.
+**retry** re-runs a run from its last consistent step: a FAILED or CANCELLED run as a new run
+that replays the steps that had succeeded (:mod:`minirt.fork`), a *parked* run (PENDING or
+RUNNING with no live worker) executed again now with the application's runtime, replaying its
+journal (waiting out a dead worker's lease). UNCERTAIN and WAITING runs are refused with what to
+do instead (resolve; signal or approve). **fork** copies a run's journal up to step position N
+into a new run (:mod:`minirt.fork`). Both journal an ``operator`` event in the new run and, when
+the old run has not ended, in the old one.
 
 Invariants: no action without a non-empty ``by`` and ``reason`` (:class:`OperatorInputInvalid`);
 an operator event is written only with the action it records; a resolution applies to one
@@ -52,12 +47,18 @@ from typing import TYPE_CHECKING, Any
 from .canonical import canonical_json, normalise
 from .clock import Clock, SystemClock
 from .errors import MinirtError
+from .fork import CannotFork, Forked, copy_run, free_id, last_consistent
 from .journal import Journal
 from .kinds import EventKind
 from .resolution import Kind, Resolution
 from .run import RunState
-from .store.base import Event, NewEvent, Store
+from .store.base import NewEvent, Store
 from .tools import Tool, ToolCall
+
+__all__ = ["DID_NOT_HAPPEN", "HAPPENED", "K_RESOLUTION", "AlreadyResolved", "CannotFork",
+           "Forked", "NeedsApp", "NothingToResolve", "Operator", "OperatorFirst",
+           "OperatorInputInvalid", "Unresolved", "attach", "last_consistent", "operator_events",
+           "resolution_of", "unresolved"]
 
 if TYPE_CHECKING:
     from .approvals import ApprovalGate, Receipt
@@ -86,14 +87,6 @@ class AlreadyResolved(MinirtError):
 
     fields = ("run_id", "effect_key", "by", "outcome")
     template = "run {run_id}: {effect_key} was already resolved by {by} as {outcome}"
-
-
-class CannotFork(MinirtError):
-    """A fork or retry that cannot be made honestly (an open position, a bad cut, a run in a
-    state retry does not apply to). Nothing is written."""
-
-    fields = ("run_id", "reason")
-    template = "run {run_id}: {reason}"
 
 
 class NeedsApp(MinirtError):
@@ -136,45 +129,6 @@ def operator_events(store: Store, run_id: str) -> list[dict[str, Any]]:
     """Every operator event of the run, in journal order, with its ``seq`` and ``at``."""
     return [{**json.loads(e.payload_json), "seq": e.seq, "at": e.at}
             for e in store.read(run_id) if e.kind == EventKind.OPERATOR]
-
-
-#: Kinds a fork never copies: the old run's claims and ends, and its operators' actions.
-NOT_COPIED = (EventKind.TRANSITION, EventKind.OPERATOR)
-
-
-def _failed_position(journal: Journal, pos: int) -> str | None:
-    """Why position ``pos`` is not consistent (open, or ended in an error), or None."""
-    at = journal.at(pos)
-    if at is None or at.opening is None:
-        return "nothing recorded"
-    if at.outcome is None:
-        return f"{at.opening.kind} without an outcome"
-    if at.outcome.kind in (EventKind.TOOL_ERROR, EventKind.TOOL_REJECTED):
-        return at.outcome.kind
-    if at.outcome.kind == EventKind.STEP and "error" in journal.payload(at.outcome):
-        return "step raised"
-    return None
-
-
-def last_consistent(store: Store, run_id: str) -> int:
-    """The first step position that is open or ended in an error (``retry`` cuts there);
-    the number of recorded positions if every one is consistent."""
-    journal = Journal.load(store, run_id)
-    for pos in range(journal.recorded_steps):
-        if _failed_position(journal, pos) is not None:
-            return pos
-    return journal.recorded_steps
-
-
-@dataclass(frozen=True)
-class Forked:
-    """What ``fork``/``retry`` made: the new run, the cut, how many events were copied."""
-
-    run_id: str
-    from_run: str
-    position: int
-    copied: int
-    resumed: bool = False  # retry of a parked run: the same run executed again, no copy
 
 
 @dataclass(frozen=True)
@@ -351,58 +305,13 @@ class Operator:
 
     # -- retry and fork -------------------------------------------------------------------------
 
-    def _copy(self, run_id: str, position: int, new_id: str, action: str, by: str,
-              reason: str) -> Forked:
-        from .ids import check_run_id
-
-        check_run_id(new_id)
-        rec = self.store.get_run(run_id)
-        journal = Journal.load(self.store, run_id)
-        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
-            raise CannotFork(run_id=run_id, reason=f"position must be an int >= 0, not "
-                             f"{position!r}")
-        if position > journal.recorded_steps:
-            raise CannotFork(run_id=run_id, reason=f"position {position} is past the journal "
-                             f"({journal.recorded_steps} positions recorded)")
-        for pos in range(position):
-            at = journal.at(pos)
-            if at is not None and at.opening is not None and at.outcome is None:
-                raise CannotFork(run_id=run_id, reason=(
-                    f"position {pos} is open ({at.opening.kind} without an outcome): resolve "
-                    f"it first, or fork before it (at {pos} or earlier)"))
-        keep: list[Event] = [e for e in journal.events if e.kind == EventKind.RUN_STARTED
-                             or (e.step is not None and e.step < position
-                                 and e.kind not in NOT_COPIED)]
-        now = self.clock.now()
-        note = canonical_json(normalise({"action": action, "by": by, "reason": reason,
-                                         "from_run": run_id, "position": position,
-                                         "copied": len(keep)}))
-        events = [NewEvent(e.kind, e.step, e.payload_json, e.at) for e in keep]
-        events.append(NewEvent(EventKind.OPERATOR, None, note, now))
-        with self.store.transaction():
-            self.store.create_run(new_id, rec.workflow, rec.input_json, now, events=events)
-            if not self.store.get_run(run_id).run.is_terminal:  # a finished run's journal
-                self.record(run_id, action, by, reason, to_run=new_id, position=position)
-        return Forked(new_id, run_id, position, len(keep))
-
-    def _new_id(self, run_id: str, word: str) -> str:
-        from .run import RunNotFound
-
-        for n in range(1, 10_000):
-            candidate = f"{run_id}.{word}{n}"
-            try:
-                self.store.get_run(candidate)
-            except RunNotFound:
-                return candidate
-        raise CannotFork(run_id=run_id, reason=f"no free run id {run_id}.{word}N")
-
     def fork(self, run_id: str, position: int, *, by: str, reason: str,
              new_run_id: str | None = None) -> Forked:
         """Copy the run's journal up to step position ``position`` (exclusive) into a new run
         (PENDING; a worker or :meth:`resume` executes it). See the module docstring."""
         self._who("fork", by, reason)
-        return self._copy(run_id, position, new_run_id or self._new_id(run_id, "fork"), "fork",
-                          by, reason)
+        return copy_run(self, run_id, position, new_run_id or free_id(self.store, run_id, "fork"),
+                        action="fork", by=by, reason=reason)
 
     def retry(self, run_id: str, *, by: str, reason: str, new_run_id: str | None = None,
               timeout: float | None = None) -> Forked:
@@ -412,8 +321,8 @@ class Operator:
         run = self.store.get_run(run_id).run
         if run.state in (RunState.FAILED, RunState.CANCELLED):
             cut = last_consistent(self.store, run_id)
-            return self._copy(run_id, cut, new_run_id or self._new_id(run_id, "retry"),
-                              "retry", by, reason)
+            return copy_run(self, run_id, cut, new_run_id or free_id(self.store, run_id, "retry"),
+                            action="retry", by=by, reason=reason)
         if run.state in (RunState.PENDING, RunState.RUNNING):
             if self.runtime is None:
                 raise NeedsApp(action="retry", what="Runtime")
