@@ -39,8 +39,19 @@ def app(store):
 '''
 
 
+pytest_plugins = ["pg_fixture"]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request, tmp_path):
+    """The console over both stores (PostgreSQL: `pytest -m postgres`)."""
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_url")
+    return str(tmp_path / "runs.sqlite")
+
+
 @pytest.fixture
-def refund_world(tmp_path, monkeypatch):
+def refund_world(tmp_path, monkeypatch, store_url):
     """A store with run a1 WAITING for the approval of a 30.00 EUR refund (module 06)."""
     from minirt.approvals import ApprovalGate
     from minirt.scenarios.m06_approval import ORDER_ID, M06Approval
@@ -50,7 +61,7 @@ def refund_world(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     module = __import__(mod)
     M06Approval("waiting").setup(tmp_path)
-    db = str(tmp_path / "runs.sqlite")
+    db = store_url
     rt = module.app(open_store(db))
     rt.start("refund_agent", {"order_id": ORDER_ID}, run_id="a1")
     gate = next(h for h in rt.hooks if isinstance(h, ApprovalGate))
@@ -172,6 +183,13 @@ def test_forged_form_posts_are_refused_and_write_nothing(refund_world):
     assert r.status_code == 403 and "CSRF" in r.text
     assert operator_events(rt.store, "a1") == []
     assert rt.store.get_run("a1").run.state is RunState.WAITING
+    r = client.post("/runs/a1/approve", data={**base, **fields, "effect_digest": "sha256:0"
+                                               + "0" * 63, "reason": "looks fine"})
+    assert r.status_code == 303  # a real form, but not the effect under review: the gate says no
+    assert "approve refused: request " + req.request_id + ": effect_digest was approved as" \
+        in html.unescape(client.get("/runs/a1").text)
+    assert operator_events(rt.store, "a1") == []
+    fields = form_fields(client.get("/runs/a1").text, "approve")
     r = client.post("/runs/a1/approve", data={**base, **fields, "reason": " "})
     assert r.status_code == 303  # a real form without a reason: the operator API refuses it
     assert "say why" in client.get("/runs/a1").text and operator_events(rt.store, "a1") == []

@@ -5,9 +5,9 @@
     minirt console --store URL [--app M:A] [--user NAME] [--host H] [--port P]
 
 Prints one line, ``minirt console: http://127.0.0.1:PORT/?token=...`` (as JupyterLab does),
-then serves until interrupted (Ctrl-C or SIGTERM; exit code 0). It binds 127.0.0.1 unless ``--host`` is given
-explicitly, and then only answers requests whose ``Host`` is that name (or 127.0.0.1 and
-localhost). ``--port 0`` lets the OS pick a free port (the printed URL says which).
+then serves until interrupted (Ctrl-C or SIGTERM; exit code 0). It binds 127.0.0.1 unless
+``--host`` is given explicitly, and then only answers requests whose ``Host`` is that name
+(or 127.0.0.1 and localhost). ``--port 0`` lets the OS pick a free port (the printed URL says which).
 ``--app`` (a function ``store -> Runtime``, as for ``minirt worker``) lets the console approve
 (the gate holds the signing key) and execute runs right after an action.
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import logging
+import signal
 import socket
 from typing import Any
 
@@ -39,6 +40,10 @@ def _quiet_uvicorn() -> None:
         log = logging.getLogger(name)
         log.handlers[:] = [logging.NullHandler()]
         log.propagate = False
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -75,11 +80,13 @@ def cmd_console(args: argparse.Namespace) -> int:
     server = uvicorn.Server(uvicorn.Config(create_app(config), log_config=None,
                                            log_level="critical", access_log=False,
                                            lifespan="off"))
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # uvicorn re-raises it after shutdown
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down gracefully, then re-raised it
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: uvicorn has shut down gracefully
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
     print("minirt console: stopped", flush=True)
     return 0

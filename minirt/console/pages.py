@@ -46,7 +46,8 @@ pre { white-space: pre-wrap; word-break: break-all; background: #f3f4f6; padding
 .card dl { display: grid; grid-template-columns: 11rem 1fr; gap: .2rem .8rem; margin: 0; }
 .card dt { font-weight: 600; color: #374151; }
 .card dd { margin: 0; }
-form.action { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; margin-top: .6rem; }
+form.action { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end;
+              margin-top: .6rem; }
 form.action label { display: flex; flex-direction: column; font-size: .85rem; }
 input[type=text], textarea { font: inherit; padding: .25rem .4rem; min-width: 16rem; }
 button { font: inherit; padding: .3rem .9rem; border-radius: .3rem; border: 1px solid #374151;
@@ -153,7 +154,8 @@ the provider, then say what you found.</p>
 <label>what the lookup found
 <select name="outcome"><option value="happened">it happened (give its record)</option>
 <option value="did_not_happen">it did not happen (send it again, same key)</option></select></label>
-<label>the provider's record (JSON: the step's result)<textarea name="value" rows="3"></textarea></label>
+<label>the provider's record (JSON: the step's result)
+<textarea name="value" rows="3"></textarea></label>
 <label>evidence (JSON object, journaled)<textarea name="evidence" rows="3"></textarea></label>
 """ + REASON + """
 <button class="go" type="submit" name="do" value="resolve">Resolve</button></form>
