@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import importlib
 import logging
 import signal
 import socket
@@ -59,9 +60,13 @@ def bind(host: str, port: int) -> socket.socket:
 def cmd_console(args: argparse.Namespace) -> int:
     try:
         import uvicorn
+
+        # By name: the runtime's CLI does not import the console (nor minirt.viz, graphviz,
+        # Starlette) until this command runs (tests/test_seams.py).
+        web = importlib.import_module("minirt.console.app")
     except ImportError as exc:
         raise ConsoleNeedsExtra(missing=exc.name or "uvicorn") from None
-    from .app import LOCAL_HOSTS, ConsoleConfig, create_app
+    LOCAL_HOSTS, ConsoleConfig, create_app = web.LOCAL_HOSTS, web.ConsoleConfig, web.create_app
 
     app_fn = None
     if args.app:
