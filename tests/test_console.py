@@ -122,6 +122,9 @@ def test_a_request_for_another_host_is_refused(refund_world):
     assert r.status_code == 400  # DNS rebinding: a page of another site cannot reach us
     login(client, config)
     assert client.get("/", headers={"host": "attacker.example"}).status_code == 400
+    named = ConsoleConfig(db, "ana", hosts=("127.0.0.1", "localhost", "ops.internal"))
+    ops = TestClient(create_app(named), base_url="http://ops.internal", follow_redirects=False)
+    assert ops.get(f"/?token={named.token}").status_code == 303  # --allow-host ops.internal
 
 
 def test_the_pending_approval_shows_the_exact_effect_under_review(refund_world):

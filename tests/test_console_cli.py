@@ -49,8 +49,8 @@ def test_the_console_binds_localhost_and_needs_its_token(tmp_path, stop):
         opener = urllib.request.build_opener(NoRedirect)
         with pytest.raises(urllib.error.HTTPError) as login:
             opener.open(url, timeout=10)
-        assert login.value.code == 303 and "minirt_console_session=" in \
-            login.value.headers["set-cookie"]
+        assert login.value.code == 303 and login.value.headers["set-cookie"].startswith(
+            "minirt_console_")
         cookie = login.value.headers["set-cookie"].split(";")[0]
         page = urllib.request.urlopen(urllib.request.Request(base + "/",
                                                              headers={"Cookie": cookie}),
@@ -61,6 +61,14 @@ def test_the_console_binds_localhost_and_needs_its_token(tmp_path, stop):
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0 and err == "", (proc.returncode, err)
     assert out.strip().endswith("minirt console: stopped")
+
+
+def test_a_wildcard_host_needs_the_names_browsers_will_use(tmp_path, capsys):
+    from minirt.cli import main
+
+    code = main(["console", "--store", str(tmp_path / "runs.sqlite"), "--host", "0.0.0.0"])
+    cap = capsys.readouterr()
+    assert code == 2 and cap.out == "" and "--allow-host NAME" in cap.err
 
 
 def test_console_help_lists_its_options(capsys):

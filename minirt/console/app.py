@@ -44,7 +44,7 @@ from ..errors import MinirtError
 from ..operator import DID_NOT_HAPPEN, HAPPENED, Operator, OperatorInputInvalid
 from ..run import RunNotFound
 from ..store import open_store
-from .auth import COOKIE, Access, FormRefused, Session
+from .auth import Access, FormRefused, Session
 from .pages import hidden_fields, render
 from .views import run_view, runs_by_state
 
@@ -110,9 +110,9 @@ class TokenAuth(BaseHTTPMiddleware):
             target = request.url.path + ("?" + "&".join(f"{quote(k)}={quote(v)}"
                                                        for k, v in rest) if rest else "")
             resp = RedirectResponse(target, status_code=303)
-            resp.set_cookie(COOKIE, s.sid, httponly=True, samesite="strict", path="/")
+            resp.set_cookie(self.access.cookie, s.sid, httponly=True, samesite="strict", path="/")
             return resp
-        session = self.access.session(request.cookies.get(COOKIE))
+        session = self.access.session(request.cookies.get(self.access.cookie))
         if session is None:
             return _refused(401, "token required: open the URL with ?token=... that "
                                  "minirt console printed when it started")

@@ -2,7 +2,7 @@
 
 How a person gets in, as with JupyterLab: ``minirt console`` prints a URL with ``?token=...``;
 opening it (the token is compared in constant time) starts a **session**: a random id in an
-``HttpOnly``, ``SameSite=Strict`` cookie, and the browser is redirected to the same page without
+``HttpOnly``, ``SameSite=Strict`` cookie (named per console), and the browser is redirected to the same page without
 the token in its address. Every other request needs that cookie; without it the answer is 401.
 
 Every form the console renders carries two hidden fields: the session's **CSRF token** (one per
@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 
 from ..errors import MinirtError
 
-COOKIE = "minirt_console_session"
+#: The session cookie's name starts so; each console adds its own suffix, because browsers
+#: share cookies between ports of one host and two consoles must not log each other out.
+COOKIE = "minirt_console_"
 #: How many unspent forms a session keeps (the oldest are forgotten first).
 MAX_FORMS = 2000
 
@@ -67,6 +69,7 @@ class Access:
 
     def __init__(self, token: str | None = None) -> None:
         self.token = token or secrets.token_urlsafe(32)
+        self.cookie = COOKIE + secrets.token_hex(4)
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 

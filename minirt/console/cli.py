@@ -7,7 +7,8 @@
 Prints one line, ``minirt console: http://127.0.0.1:PORT/?token=...`` (as JupyterLab does),
 then serves until interrupted (Ctrl-C or SIGTERM; exit code 0). It binds 127.0.0.1 unless
 ``--host`` is given explicitly, and then only answers requests whose ``Host`` is that name
-(or 127.0.0.1 and localhost). ``--port 0`` lets the OS pick a free port (the printed URL says which).
+(or 127.0.0.1, localhost and each ``--allow-host NAME``; a wildcard ``--host 0.0.0.0``
+needs ``--allow-host``: :class:`ConsoleNeedsHostName`). ``--port 0`` lets the OS pick a free port (the printed URL says which).
 ``--app`` (a function ``store -> Runtime``, as for ``minirt worker``) lets the console approve
 (the gate holds the signing key) and execute runs right after an action.
 
@@ -34,6 +35,18 @@ class ConsoleNeedsExtra(MinirtError):
 
     fields = ("missing",)
     template = "the console needs {missing}: pip install 'minirt[console]'"
+
+
+class ConsoleNeedsHostName(MinirtError):
+    """``--host`` is a wildcard address, so the Host header a browser sends cannot be guessed."""
+
+    fields = ("host",)
+    template = ("--host {host} listens on every address: name the host the browsers will use "
+                "with --allow-host NAME (the console answers only requests for its own names)")
+
+
+#: Addresses that bind every interface (no browser sends them as its Host).
+WILDCARDS = ("0.0.0.0", "::", "")
 
 
 def _quiet_uvicorn() -> None:
@@ -74,7 +87,10 @@ def cmd_console(args: argparse.Namespace) -> int:
 
         app_fn = load_app(args.app)
     host = args.host or "127.0.0.1"
-    hosts = tuple(dict.fromkeys((*LOCAL_HOSTS, host)))
+    if host in WILDCARDS and not args.allow_host:
+        raise ConsoleNeedsHostName(host=host)
+    hosts = tuple(dict.fromkeys((*LOCAL_HOSTS, *([] if host in WILDCARDS else [host]),
+                                 *args.allow_host)))
     config = ConsoleConfig(args.store, args.user, app=app_fn, hosts=hosts,
                            run_timeout=args.run_timeout)
     sock = bind(host, args.port)
@@ -107,6 +123,9 @@ def register(sub: Any) -> None:
                    help="who acts, journaled with every action (default: your login name)")
     c.add_argument("--host", default=None,
                    help="bind this address instead of 127.0.0.1 (serves beyond this machine)")
+    c.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests for this Host name (repeatable; needed with a "
+                        "wildcard --host such as 0.0.0.0)")
     c.add_argument("--port", type=int, default=8765, help="TCP port (0: any free one)")
     c.add_argument("--run-timeout", type=float, default=60.0,
                    help="how long an action's execution waits for a dead worker's lease (s)")
