@@ -81,7 +81,7 @@ class ConsoleConfig:
 
 
 def _refused(status: int, text: str) -> Response:
-    body = render("message", title="Not allowed", text=text, user="-", store_label="",
+    body = render("message", title="Not allowed", text=text, user="", store_label="",
                   notices=[])
     return HTMLResponse(body, status_code=status)
 

@@ -61,7 +61,7 @@ button.stop { background: #b91c1c; color: #fff; border-color: #b91c1c; }
 .diagram { background: #fff; border: 1px solid #e5e7eb; padding: .4rem; overflow-x: auto; }
 </style></head>
 <body><header><a href="/">minirt console</a><span class="muted">{{ store_label }}</span>
-<span class="who">signed in as <b>{{ user }}</b></span></header>
+{% if user %}<span class="who">signed in as <b>{{ user }}</b></span>{% endif %}</header>
 <main>
 {% for level, text in notices %}<div class="notice {{ level }}" role="status">{{ text }}</div>
 {% endfor %}

@@ -206,10 +206,29 @@ def test_console_approves_a_refund_and_resolves_an_uncertain_charge(operated, br
 
     approve = page.locator('form[action$="/approve"]')
     approve.locator('input[name="reason"]').fill("the customer sent a photo of the damage")
+    sent = {name: approve.locator(f'input[name="{name}"]').input_value()
+            for name in ("csrf", "form_id", "request_id", "effect_digest", "reason")}
     approve.locator("button", has_text="Approve").click()
     page.wait_for_selector("#run-state:text('succeeded')", timeout=60000)
     assert "the run is now succeeded" in page.inner_text(".notice")
     assert len(effects(payments, "refund")) == 1  # exactly one refund at the provider
+    replay = page.request.post(console.base + "/runs/refund-42/approve", form=sent,
+                               headers={"origin": console.base}, max_redirects=0)
+    assert replay.status == 409  # the same form again, with the session's cookie: refused
+
+    # A form without the console's hidden fields, posted from the console's own origin (an
+    # injected form), and the same from a page of no origin (another site): both refused.
+    forged_form = (f'<form method="post" action="{console.base}/runs/pay-7/cancel">'
+                   f'<input name="reason" value="forged"><button>go</button></form>')
+    statuses = []
+    for where in (console.base + "/", "about:blank"):
+        page.goto(where)
+        page.set_content(forged_form)
+        with page.expect_response(lambda r: r.url.endswith("/runs/pay-7/cancel")) as forged:
+            page.click("button")
+        statuses.append((forged.value.status, page.inner_text("body")))
+    assert statuses[0][0] == 403 and "CSRF" in statuses[0][1]  # cookie sent, no CSRF token
+    assert statuses[1][0] == 401  # SameSite=Strict: the session cookie was not even sent
 
     page.goto(console.base + "/runs/pay-7")
     card = page.locator("section.card.uncertain")
@@ -230,6 +249,7 @@ def test_console_approves_a_refund_and_resolves_an_uncertain_charge(operated, br
                 operator_events(store, "refund-42")] == [("approve", "ana", digest)]
         assert [(e["action"], e["by"], e["outcome"]) for e in
                 operator_events(store, "pay-7")] == [("resolve", "ana", "happened")]
+        assert len(operator_events(store, "refund-42")) == 1
     finally:
         store.close()
     code, out, err = console.stop()
