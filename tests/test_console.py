@@ -1,6 +1,6 @@
 """The operator's console (minirt.console) through Starlette's test client: the token, the
 session cookie, CSRF and one-time forms, the Host check, and every action journaled with who
-and why. The real-browser tests are tests/browser/test_console.py."""
+and why. The real-browser test is tests/browser/test_console_browser.py."""
 
 from __future__ import annotations
 
