@@ -78,8 +78,12 @@ def test_retry_of_a_failed_run_redoes_only_the_failed_step(store_url, capsys):
     assert (ev["action"], ev["by"], ev["reason"], ev["from_run"]) == (
         "retry", "ana", "the carrier is back", "o1")
     assert rt.store.get_run("o1").run.state is RunState.FAILED  # the old run stays as it was
-    again = op.retry("o1", by="ana", reason="once more")
-    assert again.run_id == "o1.retry2"
+    code = main(["retry", "--store", store_url, "o1", "--by", "bob", "--reason", "once more",
+                 "--json"])
+    again = json.loads(capsys.readouterr().out)
+    assert code == 0 and (again["run_id"], again["position"], again["state"]) == (
+        "o1.retry2", 1, "pending")  # no --app, no --run: a worker picks it up
+    assert operator_events(rt.store, "o1.retry2")[0]["by"] == "bob"
     with pytest.raises(CannotFork, match="succeeded"):
         op.retry("o1.retry1", by="ana", reason="x")
     rt.close()
