@@ -16,8 +16,11 @@ came from, the cut) are written in one transaction with the old run's ``operator
 the old run has not ended: a finished run's journal is closed).
 
 Not guaranteed: that the copied steps' side effects are still valid (the fork trusts the old
-journal, as a replay does); kv is not copied, so a fork of an approval run needs its own
-capability and approvals (receipts name the run they were granted for).
+journal, as a replay does). A retry replays every recorded decision before the failed step (a
+model's choice, a reviewer's denial): a run that failed because its approval was denied fails
+again the same way; to ask again, fork at or before its ``approval_request`` step. kv is not
+copied and approval requests name their run, so a fork of an approval run cuts at or before the
+request and needs its own capability (a copied request is refused at dispatch as a mismatch).
 """
 
 from __future__ import annotations
