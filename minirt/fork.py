@@ -9,18 +9,21 @@ nothing moves it again) is a fork at :func:`last_consistent`, the first position
 or ended in an error, so the failed step runs again in the new run and the steps before it are
 not redone. (:class:`minirt.operator.Operator` has both actions and retry of a parked run.)
 
-Invariant: a copy never contains an open position (an intent without an outcome, a wait without
+Invariant: a copy never contains an approval: a cut after a position holding an approval
+request (``approval_request`` step) or its decision (an ``approval:`` wait) is refused, and a
+retry cuts before the first one, so the new run asks for approval again under its own run id.
+(A copied request names the old run, and a copied decision would carry a receipt the old run
+may spend too: the gate's single-use mark lives in each run's own kv.) A copy also never
+contains an open position (an intent without an outcome, a wait without
 its result): such a cut is refused (:class:`CannotFork`), because the new run would have to
 guess whether that effect happened. The new run and its ``operator`` event (who, why, the run it
 came from, the cut) are written in one transaction with the old run's ``operator`` event (when
 the old run has not ended: a finished run's journal is closed).
 
 Not guaranteed: that the copied steps' side effects are still valid (the fork trusts the old
-journal, as a replay does). A retry replays every recorded decision before the failed step (a
-model's choice, a reviewer's denial): a run that failed because its approval was denied fails
-again the same way; to ask again, fork at or before its ``approval_request`` step. kv is not
-copied and approval requests name their run, so a fork of an approval run cuts at or before the
-request and needs its own capability (a copied request is refused at dispatch as a mismatch).
+journal, as a replay does). A retry replays every recorded decision before the failed step except
+approvals (a model's choice is replayed; a reviewer is asked again). kv is not copied, so a fork
+of an approval run needs its own capability minted.
 """
 
 from __future__ import annotations
@@ -74,14 +77,31 @@ def _inconsistent(journal: Journal, pos: int) -> str | None:
     return None
 
 
+def _is_approval(journal: Journal, pos: int) -> bool:
+    at = journal.at(pos)
+    if at is None or at.opening is None:
+        return False
+    p = journal.payload(at.opening)
+    name = str(p.get("name", "")) if isinstance(p, dict) else ""
+    return ((at.opening.kind == EventKind.STEP and name == "approval_request")
+            or (at.opening.kind == EventKind.WAIT and name.startswith("approval:")))
+
+
+def approval_floor(journal: Journal) -> int:
+    """The first position that holds an approval request or decision (a fork may not copy
+    it); the number of recorded positions if none does."""
+    return next((pos for pos in range(journal.recorded_steps) if _is_approval(journal, pos)),
+                journal.recorded_steps)
+
+
 def last_consistent(store: Store, run_id: str) -> int:
-    """The first step position that is open or ended in an error (``retry`` cuts there);
-    the number of recorded positions if every one is consistent."""
+    """Where ``retry`` cuts: the first step position that is open, ended in an error, or holds
+    an approval; the number of recorded positions if there is none."""
     journal = Journal.load(store, run_id)
-    for pos in range(journal.recorded_steps):
+    for pos in range(approval_floor(journal)):
         if _inconsistent(journal, pos) is not None:
             return pos
-    return journal.recorded_steps
+    return approval_floor(journal)
 
 
 def free_id(store: Store, run_id: str, word: str) -> str:
@@ -112,6 +132,11 @@ def copy_run(op: Operator, run_id: str, position: int, new_id: str, *, action: s
     if position > journal.recorded_steps:
         raise CannotFork(run_id=run_id, reason=f"position {position} is past the journal "
                          f"({journal.recorded_steps} positions recorded)")
+    floor = approval_floor(journal)
+    if position > floor:
+        raise CannotFork(run_id=run_id, reason=(
+            f"position {floor} holds an approval request or decision, which a fork does not "
+            f"copy (the new run asks again): fork at {floor} or earlier"))
     for pos in range(position):
         at = journal.at(pos)
         if at is not None and at.opening is not None and at.outcome is None:

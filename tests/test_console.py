@@ -268,6 +268,11 @@ def test_cancel_retry_and_fork_buttons_are_journaled(refund_world):
     tmp_path, module, db, rt, req = refund_world
     client, config = client_for(db, app=module.app, user="bob")
     page = login(client, config).get("/runs/a1").text
+    r = client.post("/runs/a1/fork", data={**form_fields(page, "fork"), "position": "2",
+                                            "reason": "try it again"})
+    assert r.status_code == 303 and r.headers["location"] == "/runs/a1"
+    assert "position 1 holds an approval request" in client.get("/runs/a1").text
+    page = client.get("/runs/a1").text
     r = client.post("/runs/a1/fork", data={**form_fields(page, "fork"), "position": "1",
                                             "reason": "try it again"})
     assert r.status_code == 303 and r.headers["location"] == "/runs/a1.fork1"

@@ -121,3 +121,47 @@ def test_fork_copies_up_to_a_position_and_refuses_an_open_cut(store_url, capsys)
     assert [(e["action"], e["to_run"]) for e in operator_events(rt.store, "w1")] == [
         ("fork", "w1-b")]
     rt.close()
+
+
+def test_a_fork_never_copies_an_approval_and_a_retry_asks_again(tmp_path):
+    """A copied request names the old run and a copied decision carries a receipt the old run
+    may spend too: the fork cuts before them, and the new run asks its reviewer again."""
+    from minirt.approvals import ApprovalGate
+    from minirt.scenarios.m06_approval import ORDER_ID, M06Approval
+    from minirt.scenarios.m06_approval import Ledger as RefundLedger
+
+    M06Approval("waiting").setup(tmp_path)
+    rt = Runtime(open_store(str(tmp_path / "runs.sqlite")),
+                 **M06Approval("waiting").runtime_kwargs(tmp_path))
+    gate = next(h for h in rt.hooks if isinstance(h, ApprovalGate))
+    rt.start("refund_agent", {"order_id": ORDER_ID}, run_id="a1")
+    gate.mint(rt, "a1", "refund", resource=f"order:{ORDER_ID}", max_amount=50_000)
+    assert rt.run("a1").state is RunState.WAITING
+    op = Operator.for_runtime(rt)
+    (req,) = gate.requests(rt.store, "a1")
+    op.approve("a1", req.request_id, by="alice", reason="ok")
+    assert rt.resume("a1").state is RunState.SUCCEEDED
+    for cut in (2, 3, 4):  # 0 is the model's plan, 1 the approval request, 2 its decision
+        with pytest.raises(CannotFork, match="position 1 holds an approval request"):
+            op.fork("a1", cut, by="ana", reason="again")
+    made = op.fork("a1", 1, by="ana", reason="again")  # keeps the plan, asks again
+    gate.mint(rt, made.run_id, "refund", resource=f"order:{ORDER_ID}", max_amount=50_000)
+    assert rt.resume(made.run_id).state is RunState.WAITING  # a new request, its own run id
+    (fresh,) = gate.requests(rt.store, made.run_id)
+    assert fresh.effect["run_id"] == made.run_id and fresh.request_id != req.request_id
+    op.approve(made.run_id, fresh.request_id, by="bob", reason="second refund is right")
+    assert rt.resume(made.run_id).state is RunState.SUCCEEDED
+    assert len(RefundLedger(tmp_path).refunds()) == 2  # two runs, two approved refunds
+
+    rt.start("refund_agent", {"order_id": ORDER_ID}, run_id="d1")
+    gate.mint(rt, "d1", "refund", resource=f"order:{ORDER_ID}", max_amount=50_000)
+    rt.run("d1")
+    (asked,) = gate.requests(rt.store, "d1")
+    op.deny("d1", asked.request_id, by="alice", reason="no photo yet")
+    assert rt.resume("d1").state is RunState.FAILED
+    again = op.retry("d1", by="alice", reason="the photo came")
+    assert again.position == 1  # not the denial: the reviewer is asked again
+    gate.mint(rt, again.run_id, "refund", resource=f"order:{ORDER_ID}", max_amount=50_000)
+    assert rt.resume(again.run_id).state is RunState.WAITING
+    assert len(RefundLedger(tmp_path).refunds()) == 2
+    rt.close()
