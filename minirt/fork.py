@@ -12,8 +12,9 @@ not redone. (:class:`minirt.operator.Operator` has both actions and retry of a p
 Invariant: a copy never contains an approval: a cut after a position holding an approval
 request (``approval_request`` step) or its decision (an ``approval:`` wait) is refused, and a
 retry cuts before the first one, so the new run asks for approval again under its own run id.
-(A copied request names the old run, and a copied decision would carry a receipt the old run
-may spend too: the gate's single-use mark lives in each run's own kv.) A copy also never
+(A copied request and its receipt name the old run, so the gate
+would refuse the call at dispatch, an ``ApprovalMismatch`` on ``run_id``: checked by hand with
+the floor switched off. Refusing the cut up front says so before anything runs.) A copy also never
 contains an open position (an intent without an outcome, a wait without
 its result): such a cut is refused (:class:`CannotFork`), because the new run would have to
 guess whether that effect happened. The new run and its ``operator`` event (who, why, the run it
