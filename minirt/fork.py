@@ -9,17 +9,17 @@ nothing moves it again) is a fork at :func:`last_consistent`, the first position
 or ended in an error, so the failed step runs again in the new run and the steps before it are
 not redone. (:class:`minirt.operator.Operator` has both actions and retry of a parked run.)
 
-Invariant: a copy never contains an approval: a cut after a position holding an approval
-request (``approval_request`` step) or its decision (an ``approval:`` wait) is refused, and a
-retry cuts before the first one, so the new run asks for approval again under its own run id.
-(A copied request and its receipt name the old run, so the gate
-would refuse the call at dispatch, an ``ApprovalMismatch`` on ``run_id``: checked by hand with
-the floor switched off. Refusing the cut up front says so before anything runs.) A copy also never
-contains an open position (an intent without an outcome, a wait without
-its result): such a cut is refused (:class:`CannotFork`), because the new run would have to
-guess whether that effect happened. The new run and its ``operator`` event (who, why, the run it
-came from, the cut) are written in one transaction with the old run's ``operator`` event (when
-the old run has not ended: a finished run's journal is closed).
+Invariant: a copy never contains an approval: a cut after a position holding an approval request
+(``approval_request`` step) or its decision (an ``approval:`` wait) is refused, and a retry cuts
+before the first one, so the new run asks for approval again under its own run id. (A copied
+request and its receipt name the old run, so the gate would refuse the call at dispatch, an
+``ApprovalMismatch`` on ``run_id``: checked by hand with the floor switched off. Refusing the
+cut up front says so before anything runs.) A copy also never contains an open position (an
+intent without an outcome, a wait without its result): such a cut is refused
+(:class:`CannotFork`), because the new run would have to guess whether that effect happened. The
+new run and its ``operator`` event (who, why, the run it came from, the cut) are written in one
+transaction with the old run's ``operator`` event (when the old run has not ended: a finished
+run's journal is closed).
 
 Not guaranteed: that the copied steps' side effects are still valid (the fork trusts the old
 journal, as a replay does). A retry replays every recorded decision before the failed step except
