@@ -1,4 +1,5 @@
-"""``minirt approve|deny|revoke|signal|cancel|resolve|resume|pending``: operators' commands.
+"""``minirt approve|deny|revoke|signal|cancel|resolve|retry|fork|resume|pending|console``:
+operators' commands.
 
 ::
 
@@ -10,7 +11,11 @@
     minirt cancel  --store URL RUN_ID --reason WHY [--by WHO] [--app M:A --run]
     minirt resolve --store URL RUN_ID (--happened RESULT_JSON | --did-not-happen) --reason WHY
                    [--by WHO] [--effect-key K] [--evidence JSON] [--app M:A --run]
+    minirt retry   --store URL RUN_ID --reason WHY [--by WHO] [--new-run-id ID] [--app M:A --run]
+    minirt fork    --store URL RUN_ID POSITION --reason WHY [--by WHO] [--new-run-id ID]
+                   [--app M:A --run]
     minirt resume  --store URL --app M:A RUN_ID [--wait] [--timeout S]
+    minirt console --store URL [--app M:A] [--host H] [--port P] [--user NAME]
     minirt pending --store URL [RUN_ID] [--json]
 
 Each action is :class:`minirt.operator.Operator`'s, journaled as an ``operator`` event with
@@ -136,6 +141,27 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                               "effect_key": target.effect_key,
                               "outcome": HAPPENED if args.happened is not None
                               else DID_NOT_HAPPEN})
+
+
+def _forked(op: Operator, args: argparse.Namespace, made: Any, action: str) -> int:
+    done = {"action": action, "run_id": made.run_id, "from_run": made.from_run,
+            "position": made.position, "copied": made.copied}
+    args.run_id = made.run_id  # --run executes the new run
+    return _finish(op, args, done)
+
+
+def cmd_retry(args: argparse.Namespace) -> int:
+    op = _operator(args)
+    made = op.retry(args.run_id, by=args.by, reason=args.reason, new_run_id=args.new_run_id,
+                    timeout=args.timeout)
+    return _forked(op, args, made, "resumed (parked)" if made.resumed else "retried")
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    op = _operator(args)
+    made = op.fork(args.run_id, args.position, by=args.by, reason=args.reason,
+                   new_run_id=args.new_run_id)
+    return _forked(op, args, made, "forked")
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -276,6 +302,22 @@ def register(sub: Any) -> None:
     q.add_argument("--json", action="store_true", help="one JSON object per run (epoch times)")
     q.add_argument("run_id", nargs="?", default=None)
     q.set_defaults(fn=cmd_pending)
+
+    t = sub.add_parser("retry", help="re-run a failed or parked run from its last consistent "
+                                     "step")
+    _common(t)
+    t.add_argument("--new-run-id", default=None, help="id of the new run (failed runs)")
+    t.set_defaults(fn=cmd_retry)
+
+    f = sub.add_parser("fork", help="copy a run's journal up to a step position into a new run")
+    _common(f)
+    f.add_argument("position", type=int, help="step position N: positions 0..N-1 are copied")
+    f.add_argument("--new-run-id", default=None, help="id of the new run")
+    f.set_defaults(fn=cmd_fork)
+
+    from .console.cli import register as register_console
+
+    register_console(sub)
 
     m = sub.add_parser("resume", help="execute a run now (after a crash: --wait)")
     _common(m, app_required=True, who=False, run=False)

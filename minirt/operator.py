@@ -1,4 +1,5 @@
-"""Operator actions on runs: approve, deny, revoke, signal, cancel, resolve; each journaled.
+"""Operator actions on runs: approve, deny, revoke, signal, cancel, resolve, retry, fork; each
+journaled.
 
 The people who run agents act on runs from outside any worker: they answer an approval, revoke
 a receipt, deliver a signal, cancel a run, or settle an effect that a crash left UNCERTAIN.
@@ -17,6 +18,14 @@ call is sent again with the same effect key). The resolution is kept in the run'
 answers from it the next time the run is executed, so the run continues from that step.
 ``minirt`` runtimes built by the CLI (``--app``) are attached; an application that builds its
 own Runtime calls ``attach(rt)`` (or passes ``reconcile=OperatorFirst(policy)``).
+
+**retry** re-runs a run from its last consistent step: a FAILED or CANCELLED run as a new run
+that replays the steps that had succeeded (:mod:`minirt.fork`), a *parked* run (PENDING or
+RUNNING with no live worker) executed again now with the application's runtime, replaying its
+journal (waiting out a dead worker's lease). UNCERTAIN and WAITING runs are refused with what to
+do instead (resolve; signal or approve). **fork** copies a run's journal up to step position N
+into a new run (:mod:`minirt.fork`). Both journal an ``operator`` event in the new run and, when
+the old run has not ended, in the old one.
 
 Invariants: no action without a non-empty ``by`` and ``reason`` (:class:`OperatorInputInvalid`);
 an operator event is written only with the action it records; a resolution applies to one
@@ -38,12 +47,18 @@ from typing import TYPE_CHECKING, Any
 from .canonical import canonical_json, normalise
 from .clock import Clock, SystemClock
 from .errors import MinirtError
+from .fork import CannotFork, Forked, copy_run, free_id, last_consistent
 from .journal import Journal
 from .kinds import EventKind
 from .resolution import Kind, Resolution
 from .run import RunState
 from .store.base import NewEvent, Store
 from .tools import Tool, ToolCall
+
+__all__ = ["DID_NOT_HAPPEN", "HAPPENED", "K_RESOLUTION", "AlreadyResolved", "CannotFork",
+           "Forked", "NeedsApp", "NothingToResolve", "Operator", "OperatorFirst",
+           "OperatorInputInvalid", "Unresolved", "attach", "last_consistent", "operator_events",
+           "resolution_of", "unresolved"]
 
 if TYPE_CHECKING:
     from .approvals import ApprovalGate, Receipt
@@ -179,6 +194,13 @@ class Operator:
                 return hook
         raise NeedsApp(action=action, what="ApprovalGate")
 
+    def gate(self) -> ApprovalGate | None:
+        """The application's ApprovalGate, or None (no runtime, or one without a gate)."""
+        try:
+            return self._gate("gate")
+        except NeedsApp:
+            return None
+
     def _rt(self) -> Runtime:
         if self.runtime is not None:
             return self.runtime
@@ -280,6 +302,39 @@ class Operator:
                         step=target.step, tool=target.tool, outcome=outcome,
                         attempt=target.attempt, value=value, evidence=dict(evidence or {}))
         return target
+
+    # -- retry and fork -------------------------------------------------------------------------
+
+    def fork(self, run_id: str, position: int, *, by: str, reason: str,
+             new_run_id: str | None = None) -> Forked:
+        """Copy the run's journal up to step position ``position`` (exclusive) into a new run
+        (PENDING; a worker or :meth:`resume` executes it). See the module docstring."""
+        self._who("fork", by, reason)
+        return copy_run(self, run_id, position, new_run_id or free_id(self.store, run_id, "fork"),
+                        action="fork", by=by, reason=reason)
+
+    def retry(self, run_id: str, *, by: str, reason: str, new_run_id: str | None = None,
+              timeout: float | None = None) -> Forked:
+        """Re-run the run from its last consistent step: a FAILED/CANCELLED run as a new run
+        (a fork at :func:`last_consistent`), a parked PENDING/RUNNING run executed again now."""
+        self._who("retry", by, reason)
+        run = self.store.get_run(run_id).run
+        if run.state in (RunState.FAILED, RunState.CANCELLED):
+            cut = last_consistent(self.store, run_id)
+            return copy_run(self, run_id, cut, new_run_id or free_id(self.store, run_id, "retry"),
+                            action="retry", by=by, reason=reason)
+        if run.state in (RunState.PENDING, RunState.RUNNING):
+            if self.runtime is None:
+                raise NeedsApp(action="retry", what="Runtime")
+            self.record(run_id, "retry", by, reason, state=run.state.value)
+            self.resume(run_id, wait=True, timeout=timeout)
+            return Forked(run_id, run_id, last_consistent(self.store, run_id), 0, True)
+        todo = {RunState.UNCERTAIN: "resolve its unresolved effect (minirt resolve)",
+                RunState.WAITING: "deliver what it waits for (signal, approve or deny)",
+                RunState.CANCELLING: "let a worker finish the cancellation",
+                RunState.SUCCEEDED: "it succeeded; fork it to run it differently"}
+        raise CannotFork(run_id=run_id, reason=f"retry does not apply to a {run.state.value} "
+                         f"run: {todo.get(run.state, 'nothing to retry')}")
 
     def resume(self, run_id: str, *, wait: bool = True, timeout: float | None = None) -> Any:
         """Execute the run now with the application's runtime (after a resolve, an approval):

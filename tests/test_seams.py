@@ -196,12 +196,24 @@ def test_faults_runtime_and_idempotency_are_in_no_import_cycle():
 COURSE = ("minirt.scenarios", "minirt.grading", "minirt.course", "minirt.capstone", "minirt.viz")
 
 
+#: Operator tooling outside the runtime: the console draws with the course's pictures
+#: (minirt.viz) and needs the ``console`` extra; ``minirt console`` loads it by name.
+TOOLING = ("minirt.console",)
+
+
 def test_the_runtime_imports_no_course_code():
     graph = _graph()
-    runtime = [m for m in graph if not m.startswith(COURSE)]
+    runtime = [m for m in graph if not m.startswith(COURSE + TOOLING)]
     reached = {m: {n for n in graph if n.startswith(COURSE) and _reaches(graph, m, n)}
                for m in runtime}
     assert {m: sorted(r) for m, r in reached.items() if r} == {}
+
+
+def test_the_runtime_reaches_the_console_only_by_name():
+    graph = _graph()
+    runtime = [m for m in graph if not m.startswith(COURSE + TOOLING)]
+    assert "minirt.console.cli" in graph["minirt.cli_operator"]  # the command is registered
+    assert [m for m in runtime if _reaches(graph, m, "minirt.console.app")] == []
 
 
 def test_the_capstone_agent_and_shop_are_in_no_import_cycle():
