@@ -186,3 +186,45 @@ def test_a_lesson_and_a_drills_visible_tests_run_from_the_release(
     assert len(blank.cells) >= 3 and blank.passed < len(blank.cells)
     solved = visible.run_visible(_solved(slug, drill, drill.parent / "solved.ipynb"))
     assert [c for c in solved.cells if not c.passed] == []
+
+
+def test_release_lessons_start_with_the_colab_cell(built: Path) -> None:
+    lessons = sorted((built / "minirt" / "course" / "material" / "lessons").glob("*.ipynb"))
+    assert len(lessons) == len(list((ROOT / "lessons").glob("*.ipynb")))
+    for path in lessons:
+        cells = json.loads(path.read_text())["cells"]
+        assert cells[0]["id"] == release.COLAB_CELL_ID
+        assert "".join(cells[0]["source"]) == release.colab_cell_source(release.wheel_name())
+        assert sum(c.get("id") == release.COLAB_CELL_ID for c in cells) == 1
+        assert cells[0]["outputs"] == []
+
+
+def _run_colab_cell(monkeypatch: pytest.MonkeyPatch, on_colab: bool) -> tuple[list, dict]:
+    import types
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    if on_colab:
+        google = types.ModuleType("google")
+        colab = types.ModuleType("google.colab")
+        google.colab = colab  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "google", google)
+        monkeypatch.setitem(sys.modules, "google.colab", colab)
+    else:
+        monkeypatch.setitem(sys.modules, "google.colab", None)  # import raises ImportError
+    shell = InteractiveShell.instance()
+    calls: list[tuple[str, str]] = []
+    monkeypatch.setattr(shell, "run_line_magic", lambda name, line, *a, **k: calls.append(
+        (name, shell.var_expand(line, 1))))
+    shell.user_ns.pop("WHEEL", None)
+    result = shell.run_cell(release.colab_cell_source("https://example.org/c.whl"))
+    assert result.success, result.error_in_exec
+    return calls, shell.user_ns
+
+
+def test_colab_cell_installs_only_on_colab(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MINIRT_COURSE_WHEEL", raising=False)
+    calls, ns = _run_colab_cell(monkeypatch, on_colab=False)
+    assert calls == [] and "WHEEL" not in ns
+    calls, ns = _run_colab_cell(monkeypatch, on_colab=True)
+    assert calls == [("pip", "install -q https://example.org/c.whl")]

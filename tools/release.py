@@ -7,6 +7,11 @@ OUT becomes a small source tree and, in OUT/dist/, a wheel built from it:
     OUT/minirt/course/material/ lessons/*.ipynb and drills/<slug>/drill.ipynb (package data)
     OUT/dist/*.whl              `pip install` it, then `minirt-course start [DIR]`
 
+Each lesson of the release gets a first cell that installs the course on Colab (it acts only when
+`google.colab` imports; `--wheel-url` says where the wheel is published). The repository's own
+lessons do not carry it: their first two cells (title, contents) are pinned by
+minirt.course.navigation and its tests.
+
 Invariant: nothing in OUT comes from solutions/, tests/ or tools/; the drills are nbgrader's
 release versions (drills/, hidden tests already stripped by `nbgrader generate_assignment`);
 minirt/grading/ is replaced by a pruned copy that holds only the top-level definitions the
@@ -61,6 +66,35 @@ c.ExecutePreprocessor.timeout = 120
 '''
 
 
+COLAB_CELL_ID = "colab-setup"
+
+
+def colab_cell_source(wheel: str) -> str:
+    """The release lessons' first cell: on Colab it installs the course, elsewhere it does
+    nothing (it acts only when `google.colab` imports)."""
+    return (
+        "# On Colab only (elsewhere this cell does nothing): install the course.\n"
+        "try:\n"
+        "    import google.colab  # noqa: F401\n"
+        "except ImportError:\n"
+        "    pass\n"
+        "else:\n"
+        "    import os\n"
+        f'    WHEEL = os.environ.get("MINIRT_COURSE_WHEEL", {wheel!r})\n'
+        "    %pip install -q {WHEEL}"
+    )
+
+
+def with_colab_cell(nb: dict, wheel: str) -> dict:
+    """`nb` with the Colab cell first (replacing an older one); idempotent."""
+    cell = {"cell_type": "code", "execution_count": None, "id": COLAB_CELL_ID,
+            "metadata": {"tags": ["colab"]}, "outputs": [],
+            "source": colab_cell_source(wheel).splitlines(keepends=True)}
+    out = dict(nb)
+    out["cells"] = [cell, *[c for c in nb["cells"] if c.get("id") != COLAB_CELL_ID]]
+    return out
+
+
 class ReleaseError(Exception):
     """The release could not be built, or a check of it failed."""
 
@@ -76,7 +110,8 @@ def _code_cells(path: Path) -> list[str]:
             continue
         src = "".join(cell.get("source", []))
         # IPython syntax is not Python: drop magics and shell lines before parsing.
-        src = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in src.splitlines())
+        src = "\n".join(ln[: len(ln) - len(ln.lstrip())] + "pass"
+                        if ln.lstrip().startswith(("%", "!")) else ln for ln in src.splitlines())
         out.append(src)
     return out
 
@@ -298,8 +333,20 @@ drill) and `%progress`. Hidden tests and solutions are with your instructor.
 """
 
 
-def build(out: Path, *, wheel: bool = True, progress: bool = True) -> dict[str, object]:
-    """Write the release into `out` (which must not exist or be empty); return a summary."""
+def wheel_name() -> str:
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"]
+    return f"minirt_course-{version}-py3-none-any.whl"
+
+
+def build(out: Path, *, wheel: bool = True, progress: bool = True,
+          wheel_url: str | None = None) -> dict[str, object]:
+    """Write the release into `out` (which must not exist or be empty); return a summary.
+
+    `wheel_url` is where the release's wheel will be published: the lessons' Colab cell installs
+    from it (default: the wheel's file name, for a learner who uploads it to Colab)."""
     def say(msg: str) -> None:
         if progress:
             print(f"release: {msg}", flush=True)
@@ -340,7 +387,9 @@ def build(out: Path, *, wheel: bool = True, progress: bool = True) -> dict[str, 
     for nb in _lesson_files():
         dest = material / "lessons" / nb.name
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(nb, dest)
+        lesson = with_colab_cell(json.loads(nb.read_text(encoding="utf-8")),
+                                 wheel_url or wheel_name())
+        dest.write_text(json.dumps(lesson, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for nb in _drill_files():
         dest = material / "drills" / nb.parent.name / nb.name
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -441,9 +490,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="tools/release.py", description=__doc__.splitlines()[0])
     ap.add_argument("out", help="folder to write the release into (new or empty)")
     ap.add_argument("--no-wheel", action="store_true", help="skip building the wheel")
+    ap.add_argument("--wheel-url", help="where the wheel will be published (the lessons' Colab "
+                    "cell installs it from there; default: its file name, uploaded to Colab)")
     args = ap.parse_args(argv)
     try:
-        build(Path(args.out), wheel=not args.no_wheel)
+        build(Path(args.out), wheel=not args.no_wheel, wheel_url=args.wheel_url)
     except ReleaseError as exc:
         print(f"release: error: {exc}", file=sys.stderr)
         return 2
