@@ -26,13 +26,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def find_python(version: str) -> str | None:
-    """The interpreter of `version` (3.X): python3.X on PATH, else the newest pyenv one."""
-    exe = shutil.which(f"python{version}")
-    if exe:
-        return exe
+    """An interpreter of `version` (3.X) that runs: python3.X on PATH, else pyenv's newest.
+
+    A pyenv shim on PATH for a version that is installed but not active fails to run; it is
+    skipped, not taken."""
     pyenv = Path.home() / ".pyenv" / "versions"
-    found = sorted(pyenv.glob(f"{version}.*/bin/python"), key=lambda p: p.parent.parent.name)
-    return str(found[-1]) if found else None
+    candidates = [shutil.which(f"python{version}")]
+    candidates += [str(p) for p in sorted(pyenv.glob(f"{version}.*/bin/python"),
+                                          key=lambda p: p.parent.parent.name, reverse=True)]
+    for exe in candidates:
+        if not exe:
+            continue
+        proc = subprocess.run([exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                              capture_output=True, text=True, check=False, timeout=30)
+        if proc.returncode == 0 and proc.stdout.strip() == version:
+            return exe
+    return None
 
 
 def step(label: str, cmd: list[str], cwd: Path, timeout: int) -> bool:
