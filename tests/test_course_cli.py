@@ -342,20 +342,33 @@ def test_failing_then_passing_attempt_are_both_recorded(
     progress = json.loads((course / ".minirt" / "progress.json").read_text())["modules"]["01"]
     assert (progress["score"], progress["max"], progress["attempts"]) == (2.0, 2.0, 2)
     assert progress["learner"] == "ann"
+    # progress is per learner: tester's one attempt and ann's one attempt never mix
     rc, out, _ = run_cli(capsys, "progress")
-    assert rc == 0
+    assert rc == 0 and "Course progress of tester" in out
     row = next(line for line in out.splitlines() if line.startswith("  01 "))
-    assert "2/2 (best 2, 2 attempts)" in row
+    assert "1/2" in row and "attempts" not in row and "2/2" not in row
+    rc, out, _ = run_cli(capsys, "progress", "--learner", "ann")
+    row = next(line for line in out.splitlines() if line.startswith("  01 "))
+    assert "2/2" in row and "attempts" not in row
+    rc, out, _ = run_cli(capsys, "progress", "--all")
+    assert "Course progress of ann" in out and "Course progress of tester" in out
 
     rc, out, _ = run_cli(capsys, "evidence", "01")
     assert rc == 0
     assert "attempt 1" in out and "attempt 2" in out
     assert "failed:  test_hidden: AssertionError: [negative-numbers]" in out
 
-    rc, out, _ = run_cli(capsys, "reset", "01")
+    rc, out, _ = run_cli(capsys, "reset", "01")  # asks first; no answer means no
+    assert rc == 1 and "Nothing removed." in out and len(nbgrade.read_evidence("01")) == 2
+    assert f"build/submitted/tester/{SLUG}/" in out
+    rc, out, _ = run_cli(capsys, "reset", "01", "--yes")
     assert rc == 0
+    assert not (course / "build" / "submitted" / "tester" / SLUG).exists()
+    assert not (course / "build" / "feedback" / "ann" / SLUG).exists()
     assert "removed progress of module 01" in out and "removed .minirt/evidence/01.jsonl" in out
     assert nbgrade.read_evidence("01") == [] and nbgrade.load_progress() == {}
+    rc, out, _ = run_cli(capsys, "reset", "--yes")  # the gradebook is still there
+    assert rc == 0 and "removed build/gradebook.db" in out
     rc, out, _ = run_cli(capsys, "reset")
     assert out.strip() == "Nothing to reset."
 

@@ -2,13 +2,16 @@
 
     minirt-course grade 01 [--notebook PATH] [--learner NAME] [--verbose] [--cell GRADE_ID]
     minirt-course batch 01                 (instructors: every submission in build/submitted/)
-    minirt-course progress
+    minirt-course progress [--learner NAME | --all]
     minirt-course evidence 01
-    minirt-course reset [01]
+    minirt-course reset [01] [--yes]
+    minirt-course start [DIR] [--no-open]  (the installed course: copy lessons and drills, open)
 
 Everything stays on this machine: progress in .minirt/progress.json, evidence in
-.minirt/evidence/<id>.jsonl (both ignored by git). Errors the learner can fix are printed as one
-line and exit with code 2.
+.minirt/evidence/<id>.jsonl (both ignored by git). `progress` shows one learner's attempts (read
+from the evidence log, which names the learner of every attempt), never a mix. In an installed
+course (no solutions/ folder) `grade` runs the drill's visible tests only and says so. Errors the
+learner can fix are printed as one line and exit with code 2.
 """
 
 from __future__ import annotations
@@ -79,7 +82,39 @@ def _cmd_cell(args: argparse.Namespace, module: catalog.Module) -> int:
     return 0
 
 
+def _installed_course(module: catalog.Module) -> bool:
+    """True in a learner's installed course: the drill is there, its source is not."""
+    lay = nbgrade.layout()
+    return (not (lay.source / module.slug / nbgrade.NOTEBOOK_NAME).is_file()
+            and (lay.release / module.slug / nbgrade.NOTEBOOK_NAME).is_file())
+
+
+def _cmd_visible(args: argparse.Namespace, module: catalog.Module) -> int:
+    from pathlib import Path
+
+    from minirt.course import visible
+
+    lay = nbgrade.layout()
+    notebook = Path(args.notebook) if args.notebook else lay.release / module.slug / "drill.ipynb"
+    print(f"Module {module.id} · {module.title}: running the visible tests of {notebook.name} "
+          "(the hidden tests are with your instructor)…", flush=True)
+    try:
+        report = visible.run_visible(notebook)
+    except FileNotFoundError as exc:
+        raise nbgrade.CourseError(str(exc)) from None
+    width = max([len("cell"), *(len(c.grade_id) for c in report.cells)]) + 2
+    for c in report.cells:
+        line = f"  {c.grade_id.ljust(width)}{'ok  ' if c.passed else 'FAIL'}"
+        print((line + (f"  {c.message}" if c.message else "")).rstrip())
+    print(f"  {report.passed}/{len(report.cells)} visible test cells pass; submit the drill to "
+          "your instructor for the score (hidden tests run there).")
+    return 0
+
+
 def _cmd_grade(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    module = catalog_module(args.module)
+    if module.has_drill and _installed_course(module):
+        return _cmd_visible(args, module)
     module = nbgrade.drill_module(args.module)
     if args.cell:
         return _cmd_cell(args, module)
@@ -132,10 +167,66 @@ def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def catalog_module(module_id: str) -> catalog.Module:
+    """The catalog's module, or a CourseError naming the known ids."""
+    try:
+        return catalog.get(module_id)
+    except catalog.UnknownModule as exc:
+        raise nbgrade.UnknownModuleError(str(exc)) from None
+
+
+def learner_progress(learner: str, course_root: str | None = None) -> dict[str, dict]:
+    """module id -> {score, max, time, attempts, best} of `learner`'s attempts only.
+
+    The attempts and the best score come from each module's evidence log, which names the learner
+    of every attempt. The last score comes from the progress file when its last attempt is this
+    learner's (the file keeps only the latest attempt of anyone, so alone it would mix learners),
+    else from this learner's last evidence entry."""
+    recorded = nbgrade.load_progress(course_root)
+    out: dict[str, dict] = {}
+    for m in catalog.MODULES:
+        if not m.has_drill:
+            continue
+        mine = [e for e in nbgrade.read_evidence(m.id, course_root) if e.get("learner") == learner]
+        last = recorded.get(m.id)
+        if not (last and last.get("learner") == learner):
+            last = mine[-1] if mine else None
+        if last is None:
+            continue
+        best = max([float(last.get("score", 0)), *(float(e.get("score", 0)) for e in mine)])
+        out[m.id] = {"score": last.get("score", 0), "max": last.get("max", 0),
+                     "time": last.get("time"), "attempts": max(len(mine), 1), "best": best}
+    return out
+
+
+def learners(course_root: str | None = None) -> list[str]:
+    """Every learner with at least one recorded attempt."""
+    names = set()
+    for m in catalog.MODULES:
+        if m.has_drill:
+            names |= {str(e.get("learner")) for e in nbgrade.read_evidence(m.id, course_root)
+                      if e.get("learner")}
+    return sorted(names)
+
+
 def _cmd_progress(args: argparse.Namespace, argv: Sequence[str]) -> int:
     root = nbgrade.layout().root
-    progress = nbgrade.load_progress(root)
-    print("Course progress (local: .minirt/progress.json; nothing is sent anywhere)")
+    if args.all:
+        names = learners(str(root))
+        if not names:
+            print("No graded attempts yet.")
+        for i, name in enumerate(names):
+            if i:
+                print()
+            _print_progress(root, name)
+        return 0
+    _print_progress(root, args.learner or nbgrade.default_learner())
+    return 0
+
+
+def _print_progress(root: object, learner: str) -> None:
+    progress = learner_progress(learner, str(root))
+    print(f"Course progress of {learner} (local: .minirt/evidence/; nothing is sent anywhere)")
     rows = []
     for m in catalog.MODULES:
         p = progress.get(m.id)
@@ -158,11 +249,10 @@ def _cmd_progress(args: argparse.Namespace, argv: Sequence[str]) -> int:
     header = ("id", "module", "lesson", "last score", "when")
     for r in [header, *rows]:
         print("  " + "  ".join(col.ljust(w) for col, w in zip(r, widths, strict=True)).rstrip())
-    return 0
 
 
 def _cmd_evidence(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    module = nbgrade._module(args.module)
+    module = catalog_module(args.module)
     entries = nbgrade.read_evidence(module.id)
     if not entries:
         print(f"No evidence for module {module.id} yet: run `minirt-course grade {module.id}`.")
@@ -185,12 +275,61 @@ def _cmd_evidence(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _cmd_reset(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    removed = nbgrade.reset(args.module)
-    if not removed:
+    from minirt.course import reset
+
+    if args.module is not None:
+        catalog_module(args.module)
+    todo = reset.plan(args.module)
+    root = nbgrade.layout().root
+    if not todo.paths and not todo.state:
         print("Nothing to reset.")
-    for item in removed:
+        return 0
+    what = f"module {args.module}" if args.module else "every module"
+    print(f"Reset {what}: this removes")
+    for item in todo.state:
+        print(f"  {item} (.minirt/)")
+    for path in todo.paths:
+        print(f"  {path.relative_to(root).as_posix()}{'/' if path.is_dir() else ''}")
+    for note in todo.notes:
+        print(f"  (note: {note})")
+    if not args.yes:
+        try:
+            answer = input("Remove these? [y/N] ")
+        except (EOFError, OSError):  # no terminal to ask: the answer is no
+            answer = ""
+        if answer.strip().lower() not in {"y", "yes"}:
+            print("Nothing removed.")
+            return 1
+    for item in reset.remove(todo):
         print(f"removed {item}")
     return 0
+
+
+def _cmd_start(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    import os
+    from pathlib import Path
+
+    from minirt.course import start
+
+    try:
+        done = start.copy_material(args.folder)
+    except (start.NoMaterial, NotADirectoryError) as exc:
+        raise nbgrade.CourseError(str(exc)) from None
+    print(f"Course folder: {done.folder}")
+    print(f"  copied {len(done.copied)} file(s)"
+          + (f", kept {len(done.kept)} already there (never overwritten)" if done.kept else ""))
+    if args.no_open:
+        return 0
+    cmd = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.root_dir={done.folder}",
+           f"--LabApp.default_url=/lab/tree/{start.START_NOTEBOOK}"]
+    if hasattr(os, "getuid") and os.getuid() == 0:
+        cmd.append("--allow-root")
+    print("Starting JupyterLab (stop it with Ctrl-C); it prints the URL to open below.", flush=True)
+    os.chdir(done.folder)
+    os.environ[catalog.ROOT_ENV] = str(Path(done.folder))
+    os.execv(sys.executable, cmd)
+    return 0  # pragma: no cover
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -215,16 +354,28 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--verbose", "-v", action="store_true", help="show nbgrader's own log")
     b.set_defaults(func=_cmd_batch)
 
-    p = sub.add_parser("progress", help="every module: lesson landed or not, last score")
+    p = sub.add_parser("progress", help="one learner's modules: lesson landed or not, last score")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--learner", help="learner name (default: $USER, else 'learner')")
+    who.add_argument("--all", action="store_true", help="every learner, one table each")
     p.set_defaults(func=_cmd_progress)
 
     e = sub.add_parser("evidence", help="the evidence log of one module's grade attempts")
     e.add_argument("module", help=f"module id ({ids})")
     e.set_defaults(func=_cmd_evidence)
 
-    r = sub.add_parser("reset", help="forget progress and evidence (of one module, or all)")
+    r = sub.add_parser("reset", help="forget progress, evidence and build/ grading files "
+                       "(of one module, or all); asks first")
     r.add_argument("module", nargs="?", help="module id (default: every module)")
+    r.add_argument("--yes", "-y", action="store_true", help="do not ask")
     r.set_defaults(func=_cmd_reset)
+
+    s = sub.add_parser("start", help="installed course: copy lessons and drills into a folder "
+                       "and open JupyterLab there")
+    s.add_argument("folder", nargs="?", default="durable-agents",
+                   help="where (default: ./durable-agents); existing files are kept")
+    s.add_argument("--no-open", action="store_true", help="only copy, do not start JupyterLab")
+    s.set_defaults(func=_cmd_start)
     return parser
 
 

@@ -345,7 +345,7 @@ def run_oracle(
                 gid = str(m.get("grade_id") or f"cell {i + 1}")
                 if gid == "setup":
                     walk.plain("setup", c.source)
-                elif m.get("solution") and not m.get("grade"):
+                elif m.get("solution"):  # manually graded code answers are answers too
                     walk.answer(gid, c.source)
                 elif m.get("grade") and not m.get("solution"):
                     if cell is None or gid == cell:

@@ -1,0 +1,82 @@
+"""What `minirt-course reset [ID]` removes, listed before anything is removed.
+
+Grading leaves two kinds of things behind: the progress and evidence under .minirt/ (removed by
+:func:`minirt.course.nbgrade.reset`) and nbgrader's folders under build/ (submitted/,
+autograded/, feedback/, the generated release in build/release/, logs/, and the gradebook).
+:func:`plan` lists the build/ part for one module or for all; :func:`remove` deletes exactly that
+list.
+
+Invariant: only paths under the course's build/ folder that grading makes are ever listed; the
+learner's drills/ and lessons/ are never touched. For one module the gradebook stays (it holds
+every module; nbgrader re-registers a drill on its next grade), and the plan says so.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from minirt.course import catalog, nbgrade
+
+__all__ = ["ResetPlan", "plan", "remove"]
+
+
+@dataclass
+class ResetPlan:
+    module: str | None
+    paths: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    state: list[str] = field(default_factory=list)  # progress/evidence that nbgrade.reset forgets
+
+
+def plan(module_id: str | None = None, course_root: str | None = None) -> ResetPlan:
+    """Everything a reset of `module_id` (None: all modules) would remove."""
+    lay = nbgrade.layout(course_root)
+    build = lay.build.resolve()
+    out = ResetPlan(module_id)
+    modules = [catalog.get(module_id)] if module_id is not None else list(catalog.MODULES)
+    slugs = {m.slug for m in modules}
+    for base in (lay.submitted, lay.autograded, lay.feedback):
+        if base.is_dir():
+            out.paths += sorted(p for p in base.glob("*/*") if p.name in slugs)
+    release = build / "release"
+    for slug in sorted(slugs):
+        out.paths += [p for p in (release / slug, release / f".{slug}.stamp") if p.exists()]
+    logs = build / "logs"
+    if logs.is_dir():
+        out.paths += sorted(p for p in logs.glob("*.log")
+                            if any(p.stem.endswith(s) for s in slugs))
+    if module_id is None:
+        db = Path(lay.db_url[len("sqlite:///"):]) if lay.db_url.startswith("sqlite:///") else None
+        if db is not None and db.is_file():
+            out.paths.append(db)
+    elif lay.db_url.startswith("sqlite:///"):
+        out.notes.append("the gradebook (build/gradebook.db) keeps this module's old scores; "
+                         "`reset` without a module removes it")
+    progress = nbgrade.load_progress(lay.root)
+    for m in modules:
+        if m.id in progress or nbgrade.read_evidence(m.id, lay.root):
+            out.state.append(f"progress and evidence of module {m.id}")
+    out.paths = [p for p in out.paths if build in p.resolve().parents]
+    return out
+
+
+def remove(p: ResetPlan, course_root: str | None = None) -> list[str]:
+    """Delete what `p` lists and forget the progress; return what was removed."""
+    lay = nbgrade.layout(course_root)
+    removed = nbgrade.reset(p.module, lay.root)
+    for path in p.paths:
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        else:
+            continue
+        removed.append(path.relative_to(lay.root).as_posix() + ("/" if path.suffix == "" else ""))
+    for base in (lay.submitted, lay.autograded, lay.feedback):  # learners left with no drill
+        if base.is_dir():
+            for learner in base.iterdir():
+                if learner.is_dir() and not any(learner.iterdir()):
+                    learner.rmdir()
+    return removed
