@@ -24,8 +24,6 @@ ALLOWED = {
     ("cli.py", "os._exit"): "the standard library's documented exit without cleanup",
     ("course/learner_main.py", "os._exit"): "the standard library's documented exit without "
                                             "cleanup (the learner's process, its checker gone)",
-    ("course/cli.py", "nbgrade._module"): "course tooling, owned by the grading branch; to be "
-                                          "made public when the course leaves the runtime",
     ("grading/m03.py", "self._position"): "the learner's lookup drives replay positions; its "
                                           "Context subclass predates Context.skip_to",
     ("grading/m03.py", "self._decisions"): "as above: a recorded decision advances the count",
