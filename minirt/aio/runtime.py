@@ -154,12 +154,16 @@ class AsyncRuntime(CancellableRuntime):
             raise LoopAlreadyRunning(run_id="(any: work)")
         return super().work(max_runs=max_runs, workflows=workflows)
 
-    async def arun(self, run_id: str) -> RunOutcome:
-        """:meth:`run` from inside a running loop: the workflow runs on this loop."""
+    async def arun(self, run_id: str, *, wait: bool = False, timeout: float | None = None
+                   ) -> RunOutcome:
+        """:meth:`run` from inside a running loop: the workflow runs on this loop. With
+        ``wait=True``, right after a crash, first wait out the dead worker's lease (as
+        ``rt.resume(run_id, wait=True)``; the waiting is the worker thread's, not the loop's)."""
         handoff = _Handoff(asyncio.get_running_loop())
         token = _HANDOFF.set(handoff)
         try:
-            job = asyncio.ensure_future(asyncio.to_thread(self.run, run_id))
+            job = asyncio.ensure_future(asyncio.to_thread(self.resume, run_id, wait=wait,
+                                                          timeout=timeout))
         finally:
             _HANDOFF.reset(token)
         try:
@@ -172,9 +176,10 @@ class AsyncRuntime(CancellableRuntime):
                 job.exception()  # retrieved: the caller asked for the cancellation
             raise
 
-    async def aresume(self, run_id: str) -> RunOutcome:
-        """:meth:`arun` after a crash (the dead worker's lease must have lapsed)."""
-        return await self.arun(run_id)
+    async def aresume(self, run_id: str, *, wait: bool = False, timeout: float | None = None
+                      ) -> RunOutcome:
+        """:meth:`arun` after a crash (``wait=True``: wait out the dead worker's lease)."""
+        return await self.arun(run_id, wait=wait, timeout=timeout)
 
     async def arun_workflow(self, workflow: str, input: Any = None, *,
                             run_id: str | None = None) -> RunOutcome:
