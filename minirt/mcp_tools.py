@@ -78,7 +78,8 @@ class MCPSession:
 
         self._queue = asyncio.Queue()
         try:
-            async with Client(self.server, read_timeout_seconds=self.timeout_s) as client:
+            async with Client(transport(self.server),
+                              read_timeout_seconds=self.timeout_s) as client:
                 self._ready.set_result(None)
                 while True:
                     item = await self._queue.get()
@@ -117,6 +118,27 @@ class MCPSession:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def transport(server: Any) -> Any:
+    """What ``mcp.Client`` is given for ``server``: a stdio server's subprocess gets this
+    process's stderr only if it has a real file descriptor (a script's terminal), else none (a
+    notebook kernel's stderr is not a file, and the SDK's default would fail there)."""
+    from mcp import StdioServerParameters
+
+    if not isinstance(server, StdioServerParameters):
+        return server
+    import subprocess
+    import sys
+
+    from mcp.client.stdio import stdio_client
+
+    try:
+        sys.stderr.fileno()
+        errlog: Any = sys.stderr
+    except (AttributeError, OSError, ValueError):
+        errlog = subprocess.DEVNULL
+    return stdio_client(server, errlog=errlog)
 
 
 class MCPTool:

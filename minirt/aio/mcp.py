@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import MinirtError
-from ..mcp_tools import MCPTool, MCPUnavailable, result_value, tools_from_listing
+from ..mcp_tools import MCPTool, MCPUnavailable, result_value, tools_from_listing, transport
 from ..tools import EffectClass, Lookup, ToolCall
 
 
@@ -68,7 +68,8 @@ class AsyncMCPSession:
         from mcp import Client
 
         try:
-            async with Client(self.server, read_timeout_seconds=self.timeout_s) as client:
+            async with Client(transport(self.server),
+                              read_timeout_seconds=self.timeout_s) as client:
                 ready.set_result(client)
                 await stop.wait()
         except Exception as exc:
