@@ -101,6 +101,7 @@ def test_the_async_example_runs_and_replays_from_its_journal(workdir: Path) -> N
     assert k.index("intent") < k.index("tool_result")
 
 
+@pytest.mark.slow  # a SIGKILL, then a 10 s lease to wait out
 def test_killed_after_the_server_refunded_then_run_again_refunds_once(workdir: Path) -> None:
     (workdir / "killer.py").write_text(KILLER)
     with serving(policy) as model:
