@@ -28,14 +28,23 @@ class Bank:
         self.executions: list[str] = []
         self.effects: dict[str, dict[str, Any]] = {}
 
-    def tools(self) -> list[Any]:
-        @tool(EffectClass.KEYED, name="refund")
-        async def refund(order_id: str, amount_cents: int, call=None) -> dict[str, Any]:
-            "Refund an order."
-            await asyncio.sleep(0)  # a real await point
-            self.executions.append(call.effect_key)
-            return self.effects.setdefault(call.effect_key, {"order_id": order_id,
-                                                             "refunded": amount_cents})
+    def tools(self, sync: bool = False) -> list[Any]:
+        def book(order_id: str, amount_cents: int, key: str) -> dict[str, Any]:
+            self.executions.append(key)
+            return self.effects.setdefault(key, {"order_id": order_id,
+                                                 "refunded": amount_cents})
+
+        if sync:
+            @tool(EffectClass.KEYED, name="refund")
+            def refund(order_id: str, amount_cents: int, call=None) -> dict[str, Any]:
+                "Refund an order."
+                return book(order_id, amount_cents, call.effect_key)
+        else:
+            @tool(EffectClass.KEYED, name="refund")
+            async def refund(order_id: str, amount_cents: int, call=None) -> dict[str, Any]:
+                "Refund an order."
+                await asyncio.sleep(0)  # a real await point
+                return book(order_id, amount_cents, call.effect_key)
 
         @tool(EffectClass.PURE, name="quote")
         def quote(order_id: str) -> dict[str, Any]:  # a sync tool in an async workflow
@@ -306,3 +315,63 @@ def test_a_tool_that_raises_cancelled_error_cancels_the_run(tmp_path: Path) -> N
     h = Harness(tmp_path, cancellable)
     out = h.run(tools=[slow, undo])
     assert out.state.value == "cancelled"
+
+
+# -- one pipeline: the async journal is the sync journal ----------------------------------------
+
+def support_sync(ctx: Any, task: Any) -> Any:
+    q = ctx.call_tool("quote", order_id=task["order"])
+    plan = ctx.decide({"order": task["order"], "quote": q})
+    stamp = ctx.step("stamp", lambda: "s-1")
+    r = ctx.call_tool("refund", order_id=task["order"], amount_cents=plan["amount"])
+    return {"refunded": r["refunded"], "stamp": stamp}
+
+
+def journal_of(path: Path) -> list[tuple[str, Any, str]]:
+    store = SQLiteStore(path)
+    try:
+        return [(e.kind, e.step, e.payload_json) for e in store.read(RUN)
+                if e.kind != "transition"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("crash", [None, "after_intent", "after_provider_commit"])
+def test_the_async_journal_is_the_sync_journal(tmp_path: Path, crash: str | None) -> None:
+    """The same workflow, written sync and async, journals the same events, payloads and
+    steps, crash and recovery included (the async path is the sync pipeline, awaited)."""
+    from minirt import Runtime
+
+    journals = []
+    for name, wf in (("sync", support_sync), ("async", support)):
+        path, clock, bank = tmp_path / f"{name}.sqlite", FakeClock(1000.0), Bank()
+        for life, faults in enumerate(([FaultPlan(crash_at=crash, occurrence=2)] if crash
+                                       else []) + [None]):
+            cls = AsyncRuntime if name == "async" else Runtime
+            rt = cls(SQLiteStore(path), tools=bank.tools(sync=name == "sync"),
+                     workflows={"wf": wf},
+                     model=ScriptedModel([{"amount": 3000}]), clock=clock, faults=faults,
+                     worker_id=f"w{life}")
+            try:
+                rt.run(rt.start("wf", {"order": "o1"}, run_id=RUN))
+            except SimulatedCrash:
+                pass
+            finally:
+                rt.close()
+                clock.advance(3600)
+        journals.append(journal_of(path))
+    assert journals[0] == journals[1]
+    assert any(k == "tool_result" for k, _, _ in journals[0])
+
+
+def test_a_sync_run_refuses_an_async_tool_by_name(tmp_path: Path) -> None:
+    from minirt import Runtime
+    from minirt.schema import AsyncToolNeedsAwait
+
+    bank = Bank()
+    rt = Runtime(SQLiteStore(tmp_path / "s.sqlite"), tools=bank.tools(),
+                 workflows={"wf": support_sync}, model=ScriptedModel([{"amount": 3000}]))
+    out = rt.run(rt.start("wf", {"order": "o1"}, run_id=RUN))
+    rt.close()
+    assert out.state.value == "failed" and isinstance(out.error, AsyncToolNeedsAwait)
+    assert bank.executions == []

@@ -99,6 +99,8 @@ async def ainvoke(tool: Tool, call: ToolCall) -> tuple[str, Any]:
     on this loop; a synchronous one runs in a worker thread. The answer is classified by
     :func:`minirt.dispatch.invoke`. ``CancelledError`` propagates (it is not an answer)."""
     native = getattr(tool, "ainvoke", None)
+    if native is not None and getattr(tool, "is_async", True) is False:
+        native = None  # a plain typed tool: in a worker thread, like any synchronous tool
     try:
         if native is not None:
             value = await native(call)
