@@ -12,6 +12,12 @@ a **decision**, JSON data in one shape for every provider::
      "usage": {"input_tokens": 12, "output_tokens": 5, "total_tokens": 17},
      "message": {...the assistant message to append, in the provider's own shape...}}
 
+In an ``async def`` workflow (:mod:`minirt.aio`) the same adapters exist over the SDKs' async
+clients (:class:`~minirt.models.openai_adapter.AsyncOpenAIChatModel` over ``openai.AsyncOpenAI``,
+:class:`~minirt.models.anthropic_adapter.AsyncAnthropicModel` over ``anthropic.AsyncAnthropic``:
+the same request, the same decision), and :func:`arun_tool_calls` (``await
+ctx.run_tool_calls(d, parallel=...)``) runs the calls one after another or at once.
+
 An agent over the SDK (``pip install -e '.[agents]'``; tested against a fake server)::
 
     import openai
@@ -36,12 +42,6 @@ An agent over the SDK (``pip install -e '.[agents]'``; tested against a fake ser
 
     rt = Runtime(SQLiteStore("runs.sqlite"), tools=[refund], workflows={"agent": agent},
                  model=model)
-
-In an ``async def`` workflow (:mod:`minirt.aio`) the same adapters exist over the SDKs' async
-clients (:class:`~minirt.models.openai_adapter.AsyncOpenAIChatModel` over ``openai.AsyncOpenAI``,
-:class:`~minirt.models.anthropic_adapter.AsyncAnthropicModel` over ``anthropic.AsyncAnthropic``:
-the same request, the same decision), and :func:`arun_tool_calls` (``await
-ctx.run_tool_calls(d, parallel=...)``) runs the calls one after another or at once.
 
 Invariant: a decision is journaled by ``ctx.decide`` and never re-asked on replay (the SDK is not
 called again: its request count is the proof the tests use). The model's tool-call ids are data
