@@ -375,3 +375,44 @@ def test_a_sync_run_refuses_an_async_tool_by_name(tmp_path: Path) -> None:
     rt.close()
     assert out.state.value == "failed" and isinstance(out.error, AsyncToolNeedsAwait)
     assert bank.executions == []
+
+
+def test_cancelling_a_fan_out_cancels_the_run_and_looks_up_every_call(tmp_path: Path) -> None:
+    stuck = Stuck()
+
+    async def fan_stuck(ctx: Any, task: Any) -> Any:
+        return await ctx.parallel([("slow", {"x": 1}), ("slow", {"x": 2})])
+
+    h = Harness(tmp_path, fan_stuck)
+
+    async def main() -> None:
+        rt = h.runtime(tools=stuck.tools())
+        try:
+            job = asyncio.ensure_future(rt.arun(rt.start("wf", {}, run_id=RUN)))
+            await stuck.started.wait()
+            job.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await job
+            assert rt.store.get_run(RUN).run.state.value == "cancelled"
+        finally:
+            rt.close()
+
+    asyncio.run(main())
+    assert stuck.lookups >= 2  # both calls in flight looked up, none resent
+    kinds = h.kinds()
+    assert kinds.count("intent") == 2 and "tool_result" not in kinds
+
+
+def test_an_async_workflow_waits_durably_for_a_signal(tmp_path: Path) -> None:
+    async def approve_then_refund(ctx: Any, task: Any) -> Any:
+        ok = await ctx.wait_for("approval")
+        r = await ctx.call_tool("refund", order_id="o1", amount_cents=ok["cents"])
+        return r["refunded"]
+
+    h = Harness(tmp_path, approve_then_refund)
+    assert h.run().state.value == "waiting"
+    rt = h.runtime()
+    rt.signal(RUN, "approval", {"cents": 1200})
+    rt.close()
+    out = h.run()
+    assert out.result() == 1200 and len(h.bank.effects) == 1

@@ -314,18 +314,20 @@ class AsyncContext:
             except (MinirtError, ToolError) as exc:
                 failed[i] = exc
 
-        ctx.children_in_flight.update(call.step for _, _, call in fresh)
+        steps_in_flight = [call.step for _, _, call in fresh]
+        ctx.children_in_flight.update(steps_in_flight)
         try:
             async with asyncio.TaskGroup() as group:
                 for i, tool, call in fresh:
                     group.create_task(child(i, tool, call))
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the group has awaited every child's end: none runs
+            ctx.children_in_flight.difference_update(steps_in_flight)
             self.cancelled(f"a fan-out of {len(fresh)} calls")
             raise
         except BaseExceptionGroup as eg:  # a crash or a fatal error in a child: raise it as is
             raise _first_leaf(eg) from None
         finally:
-            ctx.children_in_flight.difference_update(call.step for _, _, call in fresh)
+            ctx.children_in_flight.difference_update(steps_in_flight)
         if return_errors:
             for i, exc in failed.items():
                 results[i] = exc
