@@ -17,6 +17,9 @@ guarantees and what it does not):
 - :mod:`minirt.models` — adapters for the ``openai`` and ``anthropic`` SDKs (``[agents]`` extra):
   a decision is the SDK's response, journaled; ``run_tool_calls``
 - :mod:`minirt.mcp_tools` — an MCP server's tools as minirt tools (``[agents]`` extra)
+- :mod:`minirt.aio` — ``async def`` workflows and tools (AsyncRuntime, AsyncContext): the same
+  pipeline awaited, fan-out over a TaskGroup, asyncio cancellation as the run's; async MCP tools
+- :mod:`minirt.steps` — the shared replay/record halves of a step and a decision
 - :mod:`minirt.idempotency` — effect keys bound to the payload, ReconcileByLookup, KeyRegistry,
   Delivery for tools without keys
 - :mod:`minirt.effects` — the local commit boundary (outbox), receipts, Saga with conditional,

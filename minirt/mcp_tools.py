@@ -29,7 +29,7 @@ import concurrent.futures
 import copy
 import json
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from .contracts import SchemaViolation
@@ -78,7 +78,8 @@ class MCPSession:
 
         self._queue = asyncio.Queue()
         try:
-            async with Client(self.server, read_timeout_seconds=self.timeout_s) as client:
+            async with Client(transport(self.server),
+                              read_timeout_seconds=self.timeout_s) as client:
                 self._ready.set_result(None)
                 while True:
                     item = await self._queue.get()
@@ -119,6 +120,27 @@ class MCPSession:
         self.close()
 
 
+def transport(server: Any) -> Any:
+    """What ``mcp.Client`` is given for ``server``: a stdio server's subprocess gets this
+    process's stderr only if it has a real file descriptor (a script's terminal), else none (a
+    notebook kernel's stderr is not a file, and the SDK's default would fail there)."""
+    from mcp import StdioServerParameters
+
+    if not isinstance(server, StdioServerParameters):
+        return server
+    import subprocess
+    import sys
+
+    from mcp.client.stdio import stdio_client
+
+    try:
+        sys.stderr.fileno()
+        errlog: Any = sys.stderr
+    except (AttributeError, OSError, ValueError):
+        errlog = subprocess.DEVNULL
+    return stdio_client(server, errlog=errlog)
+
+
 class MCPTool:
     """One MCP server tool as a minirt :class:`~minirt.tools.Tool`."""
 
@@ -157,27 +179,27 @@ class MCPTool:
             raise SchemaViolation(tool=self.name, field=where, reason=error.message[:200])
         return dict(args)
 
-    def invoke(self, call: ToolCall) -> Any:
+    def arguments(self, call: ToolCall) -> dict[str, Any]:
+        """What is sent as ``tools/call`` arguments: the call's, plus the effect key in the
+        server's key argument (on every attempt)."""
         args = dict(call.args)
         if self.key_param is not None:
             args[self.key_param] = call.effect_key
+        return args
+
+    def unknown(self, call: ToolCall, exc: BaseException) -> OutcomeUnknown:
+        """A transport failure after the request may have left: nobody knows what happened."""
+        return OutcomeUnknown(tool=self.name, effect_key=call.effect_key,
+                              reason=f"{type(exc).__name__}: {exc}"[:300])
+
+    def invoke(self, call: ToolCall) -> Any:
         try:
-            result = self.session.call_tool(self.name, args)
+            result = self.session.call_tool(self.name, self.arguments(call))
         except MinirtError:
             raise
-        except Exception as exc:  # the request may have left: nobody knows what happened
-            raise OutcomeUnknown(tool=self.name, effect_key=call.effect_key,
-                                 reason=f"{type(exc).__name__}: {exc}"[:300]) from None
-        text = " ".join(getattr(b, "text", "") for b in result.content or ())
-        if result.is_error:
-            raise ToolError(tool=self.name, reason=text[:300] or "the MCP tool reported an error")
-        if result.structured_content is not None:
-            return result.structured_content
-        try:  # a server without an output schema sends its JSON result as text
-            value = json.loads(text)
-        except ValueError:
-            return {"text": text}
-        return value if isinstance(value, dict) else {"value": value}
+        except Exception as exc:
+            raise self.unknown(call, exc) from None
+        return result_value(self.name, result)
 
     @property
     def has_lookup(self) -> bool:
@@ -192,21 +214,49 @@ class MCPTool:
         return f"MCPTool({self.name!r}, effect={self.effect.value!r})"
 
 
+def result_value(tool: str, result: Any) -> Any:
+    """The JSON value of an MCP ``CallToolResult``: its structured content, else its text as
+    JSON (``{"text": ...}`` if it is not); ``isError`` raises :class:`~minirt.errors.ToolError`."""
+    text = " ".join(getattr(b, "text", "") for b in result.content or ())
+    if result.is_error:
+        raise ToolError(tool=tool, reason=text[:300] or "the MCP tool reported an error")
+    if result.structured_content is not None:
+        return result.structured_content
+    try:  # a server without an output schema sends its JSON result as text
+        value = json.loads(text)
+    except ValueError:
+        return {"text": text}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def tools_from_listing(session: Any, listed: Iterable[Any],
+                       effects: Mapping[str, EffectClass | str], *,
+                       key_params: Mapping[str, str] | None = None,
+                       lookups: Mapping[str, Callable[[ToolCall], Lookup]] | None = None,
+                       only_declared: bool = False, cls: type[MCPTool] | None = None
+                       ) -> list[MCPTool]:
+    """The listed MCP tools as ``cls`` (default :class:`MCPTool`) over ``session``, each with
+    its declared effect class (see :func:`mcp_tools`)."""
+    cls = cls or MCPTool
+    key_params, lookups = dict(key_params or {}), dict(lookups or {})
+    out: list[MCPTool] = []
+    for t in listed:
+        if t.name not in effects:
+            if only_declared:
+                continue
+            raise EffectNotDeclared(tool=t.name, reason="pass effects={name: EffectClass...}: "
+                                                        "MCP does not say if a call repeats")
+        out.append(cls(session, t.name, t.input_schema, effect=effects[t.name],
+                       description=t.description or "", key_param=key_params.get(t.name),
+                       lookup=lookups.get(t.name)))
+    return out
+
+
 def mcp_tools(session: MCPSession, effects: Mapping[str, EffectClass | str], *,
               key_params: Mapping[str, str] | None = None,
               lookups: Mapping[str, Callable[[ToolCall], Lookup]] | None = None,
               only_declared: bool = False) -> list[MCPTool]:
     """The server's tools as :class:`MCPTool` s. Every listed tool needs an entry in
     ``effects`` (else :class:`EffectNotDeclared`), unless ``only_declared`` skips the others."""
-    key_params, lookups = dict(key_params or {}), dict(lookups or {})
-    out: list[MCPTool] = []
-    for t in session.list_tools():
-        if t.name not in effects:
-            if only_declared:
-                continue
-            raise EffectNotDeclared(tool=t.name, reason="pass effects={name: EffectClass...}: "
-                                                        "MCP does not say if a call repeats")
-        out.append(MCPTool(session, t.name, t.input_schema, effect=effects[t.name],
-                           description=t.description or "", key_param=key_params.get(t.name),
-                           lookup=lookups.get(t.name)))
-    return out
+    return tools_from_listing(session, session.list_tools(), effects, key_params=key_params,
+                              lookups=lookups, only_declared=only_declared)

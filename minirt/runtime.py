@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from . import dispatch
-from .canonical import bounded_repr, canonical_json, digest, normalise
+from . import dispatch, steps
+from .canonical import canonical_json, digest, normalise
 from .clock import Clock, SystemClock
 from .cursor import JournalCursor, PositionInvalid
 from .dispatch import DEFAULT_POLICY, DispatchPolicy
@@ -315,29 +315,12 @@ class Context:
         the step depends on in its name (``f"price:{sku}"``) when that matters."""
         p, pos = self.claim_position()
         if pos is not None:
-            rec = self.journal.payload(pos.opening) if pos.opening else None
-            if pos.opening is None or pos.opening.kind != "step" or rec.get("name") != name:
-                raise self.diverged(p, pos.opening, f"step {name!r}")
-            self.positioned(p, "step", name, True)
-            if "error" in rec:
-                raise from_record(rec["error"])
-            return rec["value"]
-        faults = self.runtime.faults
+            return steps.replay_step(self, p, pos, name)
         try:
             value = normalise(fn(*args, **kwargs))
         except MinirtError as exc:
-            faults.hit("before_step_record", step=p)
-            self.append(new_event(self.runtime.store, KIND.STEP, p,
-                                   {"name": name, "error": exc.to_record()}, self.now_raw()))
-            faults.hit("after_step_record", step=p)
-            raise
-        faults.hit("before_step_record", step=p)
-        self.append(new_event(self.runtime.store, KIND.STEP, p,
-                               {"name": normalise(name), "value": value}, self.now_raw(),
-                               normalised=True))
-        faults.hit("after_step_record", step=p)
-        self.positioned(p, "step", name, False)
-        return value
+            steps.record_step(self, p, name, error=exc)
+        return steps.record_step(self, p, name, value, normalised=True)
 
     def now(self) -> float:
         """The time, recorded as a step, so replay sees the same time."""
@@ -352,26 +335,14 @@ class Context:
         index = self.cursor.next_decision()
         prompt_digest = digest(prompt)
         if pos is not None:
-            rec = self.journal.payload(pos.opening) if pos.opening else None
-            if (pos.opening is None or pos.opening.kind != "decision" or rec.get("name") != name
-                    or rec.get("prompt_digest") != prompt_digest):
-                raise self.diverged(p, pos.opening, f"decision {name!r}")
-            self.positioned(p, "decision", name, True)
-            return rec["output"]
+            return steps.replay_decision(self, p, pos, name, prompt_digest)
         m = model or self.runtime.model
         if m is None:
             raise MinirtError(detail="ctx.decide needs a model: Runtime(model=...)")
         for hook in self.runtime.hooks:
             hook.before_decision(self, p, name, prompt)
-        output = normalise(m.complete(prompt, index=index))
-        faults = self.runtime.faults
-        faults.hit("before_decision_record", step=p)
-        self.append(new_event(self.runtime.store, KIND.DECISION, p,
-                               {"name": name, "prompt_digest": prompt_digest, "output": output},
-                               self.now_raw()))
-        faults.hit("after_decision_record", step=p)
-        self.positioned(p, "decision", name, False)
-        return output
+        return steps.record_decision(self, p, name, prompt_digest,
+                                     m.complete(prompt, index=index))
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -455,20 +426,7 @@ def _is_crash(exc: BaseException) -> bool:
     return isinstance(exc, SimulatedCrash | KeyboardInterrupt | SystemExit | GeneratorExit)
 
 
-def _safe_digest(value: Any) -> str:
-    """The digest of arguments as the code passed them, even when they are not canonical JSON
-    (NaN, a set, a lone surrogate): those still need a stable identity so that replay can check
-    the call and re-raise the recorded refusal."""
-    try:
-        return digest(value)
-    except (MinirtError, TypeError, ValueError, UnicodeError):
-        import hashlib
-
-        try:
-            text = repr(value).encode("utf-8", "backslashreplace")
-        except (RecursionError, ValueError):  # too deep, or an int too long for repr
-            text = bounded_repr(value).encode("utf-8", "backslashreplace")
-        return "sha256-repr:" + hashlib.sha256(text).hexdigest()
+_safe_digest = steps.safe_digest  # its home is minirt.steps (shared with minirt.aio)
 
 
 class Runtime:

@@ -156,8 +156,32 @@ class TypedTool(FunctionTool):
         self._gate.check_schema(args)  # the contract's schema gate: strict, named refusals
         return dict(args)
 
+    @property
+    def is_async(self) -> bool:
+        """An ``async def`` tool: awaited by :mod:`minirt.aio` (:meth:`ainvoke`)."""
+        return inspect.iscoroutinefunction(self.fn)
+
+    def invoke(self, call: ToolCall) -> Any:
+        if self.is_async:  # nothing ran: a named refusal, journaled, instead of a coroutine
+            raise AsyncToolNeedsAwait(tool=self.name)
+        return super().invoke(call)
+
+    async def ainvoke(self, call: ToolCall) -> Any:
+        """The call awaited (an ``async def`` tool), or made (a plain one) in an async run."""
+        if self.is_async:
+            return await super().invoke(call)
+        return super().invoke(call)
+
     def __repr__(self) -> str:
         return f"TypedTool({self.name!r}, effect={self.effect.value!r})"
+
+
+class AsyncToolNeedsAwait(MinirtError):
+    """An ``async def`` tool was called by a synchronous run: it never ran (nothing happened)."""
+
+    fields = ("tool",)
+    template = ("tool {tool!r} is async def: run it from an async workflow "
+                "(minirt.aio.AsyncRuntime), a synchronous run cannot await it")
 
 
 def tool(effect: EffectClass | str = EffectClass.PURE, *, name: str | None = None,

@@ -7,6 +7,8 @@
 - :mod:`~minirt.capstone.measure` — latency, durable overhead, recovery time, journal size
 - :mod:`~minirt.capstone.note` — the architecture note's sections and quoted figures
 - :mod:`~minirt.capstone.openai_model` — an optional model over an OpenAI-compatible endpoint
+- :mod:`~minirt.capstone.sdk_model` — the same planner on the ``openai`` SDK, and a local model
+  server for it (``build_runtime(workdir, model_url=...)``)
 """
 
 from __future__ import annotations

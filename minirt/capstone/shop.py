@@ -247,6 +247,9 @@ class Options:
     reviewer: Reviewer | None = field(default_factory=approve_all)
     synchronous: str = "FULL"
     max_in_flight: int = 3
+    #: The switch to a real SDK: plan through ``openai.OpenAI(base_url=model_url)``
+    #: (:mod:`minirt.capstone.sdk_model`) instead of the scripted model. Ignored if ``model``.
+    model_url: str | None = None
 
 
 #: Enough for the reference ticket with room for one crash and a few resends.
@@ -268,6 +271,10 @@ def build_runtime(workdir: str | Path, *, faults: Faults | None = None,
         if not hasattr(opts, name):
             raise TypeError(f"build_runtime() got an unexpected option {name!r}")
     opts = Options(**{**opts.__dict__, **overrides})
+    if opts.model is None and opts.model_url is not None:
+        from .sdk_model import sdk_model
+
+        opts.model = sdk_model(opts.model_url)
     wd = Path(workdir)
     clock = clock or FakeClock(EPOCH)
     world = {"payments": PaymentProvider(wd / "payments.sqlite", clock),

@@ -12,6 +12,12 @@ a **decision**, JSON data in one shape for every provider::
      "usage": {"input_tokens": 12, "output_tokens": 5, "total_tokens": 17},
      "message": {...the assistant message to append, in the provider's own shape...}}
 
+In an ``async def`` workflow (:mod:`minirt.aio`) the same adapters exist over the SDKs' async
+clients (:class:`~minirt.models.openai_adapter.AsyncOpenAIChatModel` over ``openai.AsyncOpenAI``,
+:class:`~minirt.models.anthropic_adapter.AsyncAnthropicModel` over ``anthropic.AsyncAnthropic``:
+the same request, the same decision), and :func:`arun_tool_calls` (``await
+ctx.run_tool_calls(d, parallel=...)``) runs the calls one after another or at once.
+
 An agent over the SDK (``pip install -e '.[agents]'``; tested against a fake server)::
 
     import openai
@@ -122,30 +128,79 @@ class ToolCallOutcome:
 def run_tool_calls(ctx: Any, decision: Mapping[str, Any]) -> list[ToolCallOutcome]:
     """Run every tool call of ``decision`` through ``ctx.call_tool``, in order (see the module
     docstring for what is reported to the model and what propagates)."""
-    from ..runtime import UnknownTool
-
     out: list[ToolCallOutcome] = []
     for tc in decision.get("tool_calls") or ():
-        args = tc.get("arguments")
-        if args is None:  # not JSON: the tool's gate names the problem, and it is journaled
-            args = tc.get("arguments_text", "")
         step = ctx.position
         try:
-            value = ctx.call_tool(tc["name"], args)
-        except UnknownTool as exc:  # nothing claimed, nothing journaled: the same on replay
-            out.append(ToolCallOutcome(tc["id"], tc["name"], -1, None, False, exc.to_record()))
+            value = ctx.call_tool(tc["name"], arguments_of(tc))
+        except MinirtError as exc:
+            out.append(refused(ctx, tc, step, exc))
             continue
-        except (ContractError, ToolError) as exc:
-            if isinstance(exc, ContractError) and not exc.before_dispatch:
-                raise  # the tool ran and its output broke the contract: never "failed"
-            out.append(ToolCallOutcome(tc["id"], tc["name"], step, _key_at(ctx, step), False,
-                                       exc.to_record()))
-            continue
-        out.append(ToolCallOutcome(tc["id"], tc["name"], step, _key_at(ctx, step), True, value))
+        out.append(ToolCallOutcome(tc["id"], tc["name"], step, key_at(ctx, step), True, value))
     return out
 
 
-def _key_at(ctx: Any, step: int) -> str | None:
+async def arun_tool_calls(ctx: Any, decision: Mapping[str, Any], *, parallel: bool = False
+                          ) -> list[ToolCallOutcome]:
+    """:func:`run_tool_calls` in an async workflow (``ctx`` a :class:`minirt.aio.AsyncContext`):
+    one ``await ctx.call_tool`` after another, or (``parallel=True``) one ``ctx.parallel``
+    fan-out of every call of a known tool, journaled in completion order and reported in the
+    model's order. What is reported and what propagates is the same as in the sync version."""
+    calls = list(decision.get("tool_calls") or ())
+    if not parallel:
+        out: list[ToolCallOutcome] = []
+        for tc in calls:
+            step = ctx.position
+            try:
+                value = await ctx.call_tool(tc["name"], arguments_of(tc))
+            except MinirtError as exc:
+                out.append(refused(ctx, tc, step, exc))
+                continue
+            out.append(ToolCallOutcome(tc["id"], tc["name"], step, key_at(ctx, step), True,
+                                       value))
+        return out
+    known = [tc for tc in calls if tc["name"] in ctx.runtime.tools]
+    first = ctx.position
+    results = await ctx.parallel([(tc["name"], arguments_of(tc)) for tc in known],
+                                 return_errors=True)
+    by_id = {}
+    for i, (tc, value) in enumerate(zip(known, results, strict=True)):
+        step = first + i
+        by_id[id(tc)] = (refused(ctx, tc, step, value) if isinstance(value, BaseException) else
+                         ToolCallOutcome(tc["id"], tc["name"], step, key_at(ctx, step), True,
+                                         value))
+    return [by_id.get(id(tc)) or refused(ctx, tc, -1, _unknown_tool(ctx, tc)) for tc in calls]
+
+
+def arguments_of(tc: Mapping[str, Any]) -> Any:
+    """The arguments to send: the parsed object, or (not JSON) the raw text, which the tool's
+    gate refuses by name (journaled)."""
+    args = tc.get("arguments")
+    return tc.get("arguments_text", "") if args is None else args
+
+
+def refused(ctx: Any, tc: Mapping[str, Any], step: int, exc: BaseException) -> ToolCallOutcome:
+    """The outcome reported to the model for a call that raised ``exc``: an unknown tool, a gate
+    refusal or the tool's own "no". Anything else (an unknown outcome, an output that broke the
+    contract after the tool ran, a divergence) is raised again: it is never a "failure"."""
+    from ..runtime import UnknownTool
+
+    if isinstance(exc, UnknownTool):  # nothing claimed, nothing journaled: the same on replay
+        return ToolCallOutcome(tc["id"], tc["name"], -1, None, False, exc.to_record())
+    if isinstance(exc, ContractError | ToolError) and not (
+            isinstance(exc, ContractError) and not exc.before_dispatch):
+        return ToolCallOutcome(tc["id"], tc["name"], step, key_at(ctx, step), False,
+                               exc.to_record())
+    raise exc
+
+
+def _unknown_tool(ctx: Any, tc: Mapping[str, Any]) -> MinirtError:
+    from ..runtime import UnknownTool
+
+    return UnknownTool(tool=tc["name"], known=sorted(ctx.runtime.tools))
+
+
+def key_at(ctx: Any, step: int) -> str | None:
     """The effect key the intent at ``step`` recorded (None for a refusal)."""
     pos = ctx.journal.at(step)
     if pos is None or pos.opening is None or pos.opening.kind != "intent":
@@ -154,4 +209,5 @@ def _key_at(ctx: Any, step: int) -> str | None:
 
 
 __all__ = ["ModelOutputInvalid", "ModelUnavailable", "PromptInvalid", "ToolCallOutcome",
-           "read_prompt", "run_tool_calls", "usage"]
+           "arguments_of", "arun_tool_calls", "key_at", "read_prompt", "refused",
+           "run_tool_calls", "usage"]

@@ -52,18 +52,12 @@ class AnthropicModel:
         return kw
 
     def complete(self, prompt: Any, *, index: int) -> dict[str, Any]:
-        import anthropic
-
         kw = self.request(prompt)
         self.calls += 1
         try:
             resp = self.client.messages.create(**kw)
-        except anthropic.APIStatusError as exc:
-            raise ModelUnavailable(provider=PROVIDER,
-                                   reason=f"HTTP {exc.status_code}: {exc.message}"[:300]) from None
-        except anthropic.APIError as exc:
-            raise ModelUnavailable(provider=PROVIDER,
-                                   reason=f"{type(exc).__name__}: {exc}"[:300]) from None
+        except Exception as exc:
+            raise unavailable(exc) from None
         return decision_of(resp)
 
     def tool_results_message(self, outcomes: Iterable[ToolCallOutcome]) -> dict[str, Any]:
@@ -74,7 +68,37 @@ class AnthropicModel:
              "is_error": not o.ok} for o in outcomes]}
 
     def __repr__(self) -> str:
-        return f"AnthropicModel({self.model!r}, tools={[t.name for t in self.tools]})"
+        return f"{type(self).__name__}({self.model!r}, tools={[t.name for t in self.tools]})"
+
+
+class AsyncAnthropicModel(AnthropicModel):
+    """The same adapter over ``anthropic.AsyncAnthropic``: ``await ctx.decide(prompt)`` in an
+    async workflow (:mod:`minirt.aio`) awaits :meth:`acomplete`; same request, same decision."""
+
+    async def acomplete(self, prompt: Any, *, index: int) -> dict[str, Any]:
+        kw = self.request(prompt)
+        self.calls += 1
+        try:
+            resp = await self.client.messages.create(**kw)
+        except Exception as exc:
+            raise unavailable(exc) from None
+        return decision_of(resp)
+
+    def complete(self, prompt: Any, *, index: int) -> dict[str, Any]:
+        raise ModelUnavailable(provider=PROVIDER, reason="an AsyncAnthropic client is awaited: "
+                               "use it from an async workflow (minirt.aio)")
+
+
+def unavailable(exc: Exception) -> Exception:
+    """The named error for what the SDK raised; anything else is returned as is."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        return ModelUnavailable(provider=PROVIDER,
+                                reason=f"HTTP {exc.status_code}: {exc.message}"[:300])
+    if isinstance(exc, anthropic.APIError):
+        return ModelUnavailable(provider=PROVIDER, reason=f"{type(exc).__name__}: {exc}"[:300])
+    return exc
 
 
 def decision_of(resp: Any) -> dict[str, Any]:

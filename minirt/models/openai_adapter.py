@@ -52,18 +52,12 @@ class OpenAIChatModel:
         return kw
 
     def complete(self, prompt: Any, *, index: int) -> dict[str, Any]:
-        import openai
-
         kw = self.request(prompt)
         self.calls += 1
         try:
             resp = self.client.chat.completions.create(**kw)
-        except openai.APIStatusError as exc:
-            raise ModelUnavailable(provider=PROVIDER,
-                                   reason=f"HTTP {exc.status_code}: {exc.message}"[:300]) from None
-        except openai.APIError as exc:  # connection errors, timeouts, bad bodies
-            raise ModelUnavailable(provider=PROVIDER,
-                                   reason=f"{type(exc).__name__}: {exc}"[:300]) from None
+        except Exception as exc:
+            raise unavailable(exc) from None
         return decision_of(resp)
 
     def tool_messages(self, outcomes: Iterable[ToolCallOutcome]) -> list[dict[str, Any]]:
@@ -73,7 +67,39 @@ class OpenAIChatModel:
                 for o in outcomes]
 
     def __repr__(self) -> str:
-        return f"OpenAIChatModel({self.model!r}, tools={[t.name for t in self.tools]})"
+        return f"{type(self).__name__}({self.model!r}, tools={[t.name for t in self.tools]})"
+
+
+class AsyncOpenAIChatModel(OpenAIChatModel):
+    """The same adapter over ``openai.AsyncOpenAI``: ``await ctx.decide(prompt)`` in an async
+    workflow (:mod:`minirt.aio`) awaits :meth:`acomplete`; the request and the decision are
+    the synchronous adapter's, byte for byte."""
+
+    async def acomplete(self, prompt: Any, *, index: int) -> dict[str, Any]:
+        kw = self.request(prompt)
+        self.calls += 1
+        try:
+            resp = await self.client.chat.completions.create(**kw)
+        except Exception as exc:
+            raise unavailable(exc) from None
+        return decision_of(resp)
+
+    def complete(self, prompt: Any, *, index: int) -> dict[str, Any]:
+        raise ModelUnavailable(provider=PROVIDER, reason="an AsyncOpenAI client is awaited: "
+                               "use it from an async workflow (minirt.aio)")
+
+
+def unavailable(exc: Exception) -> Exception:
+    """The named error for what the SDK raised (an error status, a connection error, a timeout,
+    a bad body); anything else is returned as is (a bug is not an outage)."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        return ModelUnavailable(provider=PROVIDER,
+                                reason=f"HTTP {exc.status_code}: {exc.message}"[:300])
+    if isinstance(exc, openai.APIError):
+        return ModelUnavailable(provider=PROVIDER, reason=f"{type(exc).__name__}: {exc}"[:300])
+    return exc
 
 
 def decision_of(resp: Any) -> dict[str, Any]:
