@@ -66,3 +66,15 @@ def test_a_graphviz_diagram_is_legible_on_the_dark_page() -> None:
 
     svg = state_diagram([RunState.PENDING, RunState.RUNNING]).svg()
     assert "<text" in svg and text_problems(svg, DARK_PAGE) == []
+
+
+def test_palettes_drawn_as_text_or_under_white_text_are_legible() -> None:
+    """The saga picture writes labels in its status colours on white; the approval timeline
+    writes white on its colours (both found too faint by the dark-theme check of lessons 05, 06)."""
+    from minirt.viz import approvals, effects
+
+    faint = [f"saga {name} {c}" for name, c in effects.COLOURS.items()
+             if contrast(c, LIGHT_PAGE) < 3.0]
+    faint += [f"approval {name} {c}" for name, c in approvals.COLOURS.items()
+              if contrast("#ffffff", c) < 3.0]
+    assert faint == []
