@@ -3,7 +3,8 @@
 - Every lesson's prediction cell ships empty (``prediction = None``), and the first cell after it
   that reads it goes through :func:`minirt.course.predict.check_prediction`, which says "make a prediction first"
   and shows nothing of the run while the prediction is None.
-- No lesson ``show()``s the source of a function its drill asks the learner to write: the names
+- No lesson ``show()``s (or ``show_folded()``s: the fold holds the whole source) the source of a
+  function its drill asks the learner to write: the names
   come from the drill's answer cells (``def``/``class`` in cells with ``"solution": true``), plus
   the runtime names of the same functions where the drill renames them (``ALSO_NAMED``). A lesson
   uses ``show_contract`` for those: signature and docstring, no body.
@@ -33,7 +34,7 @@ ALSO_NAMED: dict[str, dict[str, str]] = {
 }
 
 PREDICTION = re.compile(r"^prediction\s*=\s*(?P<value>[^#\n]*)", re.M)
-SHOW = re.compile(r"\bshow\(\s*(?P<target>[\w.]+)\s*[,)]")
+SHOW = re.compile(r"\b(?P<how>show(?:_folded)?)\(\s*(?P<target>[\w.]+)\s*[,)]")
 
 
 def _cells(path: Path) -> list[dict]:
@@ -97,7 +98,7 @@ def shown_answers(cells: list[dict], answers: set[str]) -> list[str]:
         for m in SHOW.finditer(_source(cell)):
             parts = [p for p in m["target"].split(".") if p != "__call__"]
             if parts and parts[-1] in answers:
-                found.append(f"cell {i}: show({m['target']})")
+                found.append(f"cell {i}: {m['how']}({m['target']})")
     return found
 
 
@@ -128,10 +129,12 @@ def test_the_answer_names_are_read_from_the_drills() -> None:
 def test_the_checks_find_what_they_look_for() -> None:
     cells = [{"cell_type": "code", "source": ["prediction = 2  # a guess"]},
              {"cell_type": "code", "source": ["print(prediction == 2)"]},
-             {"cell_type": "code", "source": ["show(minirt.run.apply)\n", "show(Node)"]}]
+             {"cell_type": "code", "source": ["show(minirt.run.apply)\n", "show(Node)\n",
+                                              "show_folded(apply, {'x': 'y'})"]}]
     assert prefilled_predictions(cells) == ["cell 0: prediction = 2"]
     assert unchecked_predictions(cells) == ["cell 0"]
-    assert shown_answers(cells, {"apply"}) == ["cell 2: show(minirt.run.apply)"]
+    assert shown_answers(cells, {"apply"}) == ["cell 2: show(minirt.run.apply)",
+                                               "cell 2: show_folded(apply)"]
 
 
 def test_check_prediction_without_a_prediction_shows_nothing_of_the_run(capsys) -> None:

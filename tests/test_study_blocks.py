@@ -7,10 +7,17 @@ The block (CONTRIBUTING.md, lesson skeleton step 7; the study method of lessons/
   the next level-2 heading (``## Exercises``) or the end of the notebook;
 - inside it, markdown cells carrying these bold labels, in this order (case-insensitive; the
   label may be longer, e.g. ``**When it is the right choice.**``):
-  ``**Mental model``, ``**State it reads and changes`` (``**The state ...`` is fine),
+  ``**Restate it first`` (the study method's first step: the learner restates the idea before
+  reading the mental model), ``**Mental model``, ``**State it reads and changes`` (``**The state ...`` is fine),
   a label containing ``right choice``, then one saying when it is not
   (``**When it is not`` or ``**Not the right choice``), ``**Predict, then run``,
+  ``**Neighbours`` (a comparison with both neighbouring subjects of the seed outline,
+  "Browser & Computer-use Agents" and "Agent Permissions & Sandboxing", named in it),
+  ``**Explain it without jargon``, then
   ``**Primary sources`` followed by at least one http(s) link;
+- the primary sources of the seed outline are cited where they inform the module
+  (:data:`SEED_SOURCES`: Tornow's talk in 01, Durable Functions/Netherite in 03 and 07, Atomix in
+  05 and 07, Temporal in 03, 04 and 08), by their link;
 - after the "Predict, then run" markdown: a code cell that assigns ``prediction`` (shipped as
   ``None``: tests/test_lesson_predictions.py), and the next code cell checks it against what the
   run showed with ``check_prediction(prediction, ...)`` (minirt.course.predict: "make a
@@ -36,6 +43,7 @@ HEADING = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?Study block\s*$", re.M | re.I)
 LEVEL2 = re.compile(r"^##\s+\S", re.M)
 # (name reported when missing, pattern over the block's markdown)
 LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("**Restate it first**", re.compile(r"\*\*\s*Restate it first", re.I)),
     ("**Mental model**", re.compile(r"\*\*\s*Mental model", re.I)),
     (
         "**State it reads and changes**",
@@ -47,9 +55,29 @@ LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\*\*\s*(?:When it is not|Not the right choice)", re.I),
     ),
     ("**Predict, then run**", re.compile(r"\*\*\s*Predict, then run", re.I)),
+    ("**Neighbours**", re.compile(r"\*\*\s*Neighbou?rs", re.I)),
+    ("**Explain it without jargon**", re.compile(r"\*\*\s*Explain it without jargon", re.I)),
     ("**Primary sources**", re.compile(r"\*\*\s*Primary sources", re.I)),
 )
+PREDICT = 5  # index of "Predict, then run" in LABELS
+NEIGHBOURS = ("Browser & Computer-use", "Agent Permissions & Sandboxing")
 LINK = re.compile(r"\]\(https?://")
+
+#: The seed outline's primary sources (a link fragment each) and the modules they inform.
+SEED_LINKS = {
+    "Tornow, Workflows (Strange Loop 2022)": "thestrangeloop.com/2022/workflows-a-new-abstraction",
+    "Durable Functions and Netherite": "arxiv.org/abs/2103.00033",
+    "Atomix": "arxiv.org/abs/2602.14849",
+    "Temporal": "docs.temporal.io",
+}
+SEED_SOURCES: dict[str, tuple[str, ...]] = {
+    "01": ("Tornow, Workflows (Strange Loop 2022)",),
+    "03": ("Durable Functions and Netherite", "Temporal"),
+    "04": ("Temporal",),
+    "05": ("Atomix",),
+    "07": ("Durable Functions and Netherite", "Atomix"),
+    "08": ("Temporal",),
+}
 
 
 def lessons(root: Path = ROOT) -> list[Path]:
@@ -129,12 +157,17 @@ def study_block_problems(nb: nbformat.NotebookNode) -> list[str]:
     sources = LABELS[-1][1].search(md)
     if sources is not None and not LINK.search(md, sources.end()):
         problems.append("a link (https://...) under **Primary sources**")
+    neighbours = LABELS[PREDICT + 1][1].search(md)
+    if neighbours is not None:
+        para = md[neighbours.end():neighbours.end() + 2000].split("\n\n**", 1)[0]
+        problems += [f"the neighbour {name!r} named under **Neighbours**"
+                     for name in NEIGHBOURS if name not in para]
 
     predict = next(
         (
             k
             for k, c in enumerate(block)
-            if c.cell_type == "markdown" and LABELS[4][1].search(c.source)
+            if c.cell_type == "markdown" and LABELS[PREDICT][1].search(c.source)
         ),
         None,
     )
@@ -152,6 +185,12 @@ def study_block_problems(nb: nbformat.NotebookNode) -> list[str]:
     return problems
 
 
+def seed_sources_missing(module_id: str, nb: nbformat.NotebookNode) -> list[str]:
+    """The seed sources that inform ``module_id`` but are not linked in its lesson."""
+    md = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    return [name for name in SEED_SOURCES.get(module_id, ()) if SEED_LINKS[name] not in md]
+
+
 def test_every_lesson_carries_the_study_block() -> None:
     found = lessons()
     if not found:
@@ -161,6 +200,12 @@ def test_every_lesson_carries_the_study_block() -> None:
     assert not missing, "lessons without a complete study block:\n" + "\n".join(
         f"  {name}: " + "; ".join(probs) for name, probs in sorted(missing.items())
     )
+
+
+@pytest.mark.parametrize("module_id", sorted(SEED_SOURCES))
+def test_seed_sources_are_used_where_they_inform_the_module(module_id: str) -> None:
+    (path,) = [p for p in lessons() if p.name.startswith(module_id + "-")]
+    assert seed_sources_missing(module_id, nbformat.read(str(path), as_version=4)) == []
 
 
 # --------------------------------------------------------------------------- the checker itself
@@ -175,11 +220,13 @@ def _nb(*cells: tuple[str, str]) -> nbformat.NotebookNode:
 
 
 COMPLETE = (
-    ("md", "## Study block\n\n**Mental model.** x\n\n**State it reads and changes.** y\n\n"
+    ("md", "## Study block\n\n**Restate it first.** r\n\n**Mental model.** x\n\n**State it reads and changes.** y\n\n"
            "**When it is the right choice.** a. **When it is not:** b."),
     ("md", "**Predict, then run.** How many?"),
     ("code", "prediction = 1"),
     ("code", 'observed = 1\nprint("match" if prediction == observed else "mismatch")'),
+    ("md", "**Neighbours.** Browser & Computer-use Agents vs Agent Permissions & Sandboxing.\n\n"
+           "**Explain it without jargon.** e"),
     ("md", "**Primary sources**\n\n- [Sagas](https://doi.org/10.1145/38713.38742)"),
     ("md", "## Exercises"),
 )  # fmt: skip
@@ -196,7 +243,7 @@ def test_checker_names_each_missing_part() -> None:
     ]
     no_wrong = _nb(("md", COMPLETE[0][1].replace("**When it is not:**", "Else")), *COMPLETE[1:])
     assert study_block_problems(no_wrong) == ["**When it is not** / **Not the right choice**"]
-    no_link = _nb(*COMPLETE[:4], ("md", "**Primary sources**\n\n- a book"), COMPLETE[5])
+    no_link = _nb(*COMPLETE[:5], ("md", "**Primary sources**\n\n- a book"), COMPLETE[6])
     assert study_block_problems(no_link) == ["a link (https://...) under **Primary sources**"]
 
 
@@ -218,6 +265,23 @@ def test_checker_wants_a_comparison_not_an_assert() -> None:
 
 
 def test_checker_ignores_parts_after_the_next_section() -> None:
-    moved = _nb(COMPLETE[0], ("md", "## Exercises"), *COMPLETE[1:5])
+    moved = _nb(COMPLETE[0], ("md", "## Exercises"), *COMPLETE[1:6])
     problems = study_block_problems(moved)
     assert "**Predict, then run**" in problems and "**Primary sources**" in problems
+
+
+def test_checker_wants_both_neighbours_and_restating_first() -> None:
+    one = _nb(*COMPLETE[:4], ("md", COMPLETE[4][1].replace("Agent Permissions & Sandboxing", "x")),
+              *COMPLETE[5:])
+    assert study_block_problems(one) == [
+        "the neighbour 'Agent Permissions & Sandboxing' named under **Neighbours**"]
+    late = COMPLETE[0][1].replace("**Restate it first.** r\n\n", "") + "\n\n**Restate it first.**"
+    # restating after the model is read is not the study method: what follows it is out of order
+    assert study_block_problems(_nb(("md", late), *COMPLETE[1:]))[0] == (
+        "**Mental model** (out of order)")
+
+
+def test_seed_sources_missing_names_the_source() -> None:
+    nb = _nb(("md", "[talk](https://thestrangeloop.com/2022/workflows-a-new-abstraction-x)"))
+    assert seed_sources_missing("01", nb) == []
+    assert seed_sources_missing("07", nb) == ["Durable Functions and Netherite", "Atomix"]

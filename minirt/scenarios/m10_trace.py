@@ -1,9 +1,10 @@
 """Module 10's crash drill: a pay-then-book run, traced, judged by the effect-count oracle.
 
 The run (:func:`order_agent`): the model plans, the agent charges the card (a payment provider
-with Stripe-like keys and lookup) and books (a booking provider, deduplicated by client
-reference). A :class:`~minirt.trace.TraceHook` writes every span to ``workdir/spans.jsonl`` as
-the run goes (what was written survives SIGKILL).
+with Stripe's idempotency keys plus a lookup by key, which Stripe itself does not offer) and
+books (a booking provider, deduplicated by client reference). A
+:class:`~minirt.trace.TraceHook` writes every span to ``workdir/spans.jsonl`` as the run goes
+(what was written survives SIGKILL).
 
 The oracle: :func:`minirt.trace.effect_report` joins the journal and the spans to the providers'
 ledgers, then a judge (:func:`judge`; the drill plugs a learner's in) reads the report and the

@@ -56,7 +56,8 @@ CREATE TABLE IF NOT EXISTS requests (
 
 
 class Provider:
-    """A Stripe-like provider on PostgreSQL: one effect per idempotency key, lookup by key.
+    """A payment provider on PostgreSQL: one effect per idempotency key (as at Stripe), plus a
+    lookup by key, which Stripe does not offer (it reconciles by resending the same key).
 
     ``lose_response_one_in``: for about one key in N, the first request commits and then raises
     :class:`OutcomeUnknown` (the response was lost), as a timeout after the provider committed.

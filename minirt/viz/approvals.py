@@ -18,9 +18,9 @@ from typing import Any
 from ..approvals import K_REVOKED, K_USED
 from . import Diagram, render
 
-COLOURS = {"requested": "#2c7fb8", "waiting": "#7f8c8d", "granted": "#27ae60",
+COLOURS = {"requested": "#2c7fb8", "waiting": "#7f8c8d", "granted": "#1e8449",
            "rejected": "#c0392b", "delivered": "#16a085", "revoked": "#8e44ad",
-           "dispatched": "#d35400", "refused": "#c0392b", "result": "#27ae60"}
+           "dispatched": "#d35400", "refused": "#c0392b", "result": "#1e8449"}
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,9 @@ COLOURS = {
     "unknown": "#ef6c00",  # orange: an outbox row (or a compensation) without an answer
     "compensated": "#1565c0",  # blue: the compensation's receipt is in the journal
     "not compensable": "#c62828",  # red: it happened and nothing undoes it
-    "never happened": "#9e9e9e",  # grey: refused, never sent, or not found by the lookup
+    "never happened": "#757575",  # grey (4.6:1 on white): refused, never sent, or not found
     "failed": "#6a1b9a",  # purple: the provider refused the compensation
-    "kept": "#9e9e9e",  # grey dotted: registered, not needed (the saga completed)
+    "kept": "#757575",  # grey dotted: registered, not needed (the saga completed)
     "waiting": "#ef6c00",  # orange: compensation waits for the forward outcome
 }
 NEVER = (EffectStatus.DECLINED.value, EffectStatus.NEVER_SENT.value,
