@@ -145,24 +145,30 @@ def klass() -> Iterator[dict[str, Any]]:
     finally:
         if os.environ.get("MINIRT_HUB_KEEP") == "1":  # debugging: leave the class running
             print(f"hub cycle: kept {state} and the Hub (pid {hub_proc.pid}) on {hub.url}")
-            return
-        for user in (instructor, ada, bob):
-            try:
-                hub.request("DELETE", f"/hub/api/users/{user}/server", timeout=30)
-            except (OSError, HubError):
-                pass
-        hub_proc.terminate()
+        else:
+            _stop(hub, hub_proc, log, state, (instructor, ada, bob))
+
+
+def _stop(hub: Hub, hub_proc: subprocess.Popen[bytes], log: Any, state: Path,
+          users: tuple[str, ...]) -> None:
+    """Stop the servers and the Hub this test started, keep its log, take the class down."""
+    for user in users:
         try:
-            hub_proc.wait(30)
-        except subprocess.TimeoutExpired:
-            hub_proc.kill()
-            hub_proc.wait()
-        log.close()
-        keep = ROOT / "build" / "hub-last.log"
-        keep.parent.mkdir(exist_ok=True)
-        shutil.copyfile(state / "hub" / "jupyterhub.log", keep)
-        subprocess.run([sys.executable, str(TOOLS / "setup_class.py"), "teardown",
-                        "--state", str(state)], capture_output=True, check=False)
+            hub.request("DELETE", f"/hub/api/users/{user}/server", timeout=30)
+        except (OSError, HubError):
+            pass
+    hub_proc.terminate()
+    try:
+        hub_proc.wait(30)
+    except subprocess.TimeoutExpired:
+        hub_proc.kill()
+        hub_proc.wait()
+    log.close()
+    keep = ROOT / "build" / "hub-last.log"
+    keep.parent.mkdir(exist_ok=True)
+    shutil.copyfile(state / "hub" / "jupyterhub.log", keep)
+    subprocess.run([sys.executable, str(TOOLS / "setup_class.py"), "teardown",
+                    "--state", str(state)], capture_output=True, check=False)
 
 
 def _shell(hub: Hub, user: str, cwd: str, *argv: str) -> str:
@@ -262,10 +268,15 @@ def test_class_cycle(klass: dict[str, Any]) -> None:
     form = {"course_id": COURSE, "assignment_id": SLUG}
 
     t = time.monotonic()
+    _shell(hub, instr, course_dir, "nbgrader", "db", "assignment", "add", SLUG,
+           "--duedate=2026-12-15 17:00:00 UTC")
     _shell(hub, instr, course_dir, "nbgrader", "generate_assignment", SLUG, "--force")
     out = _shell(hub, instr, course_dir, "nbgrader", "release_assignment", SLUG)
     assert "Released as" in out or "Source:" in out, out
-    timer.step("instructor: generate_assignment + release_assignment", t)
+    timer.step("instructor: db assignment add --duedate, generate_assignment, release", t)
+    listed = hub.user(instr, "GET", "formgrader/api/assignments")
+    due = [a.get("duedate") for a in listed if a.get("name") == SLUG]
+    assert due and str(due[0]).startswith("2026-12-15"), f"formgrader's assignments: {listed}"
 
     t = time.monotonic()
     for user in (ada, bob):
@@ -282,15 +293,19 @@ def test_class_cycle(klass: dict[str, Any]) -> None:
         assert any(a["status"] == "submitted" for a in listed), f"{user}: {listed}"
     timer.step("learners: answer (contents API) + submit", t)
 
-    # a learner cannot list the inbound folder, nor read the other learner's home
+    # a learner cannot list the inbound or feedback folders, nor read another user's home
+    exch = k["settings"]["exchange"] + "/" + COURSE
+    homes = os.path.dirname(os.path.dirname(course_dir))
+    closed = [exch + "/inbound", exch + "/feedback", os.path.dirname(course_dir),
+              os.path.join(homes, ada)]
     probe = hub.run(bob, (
         "import os\n"
-        f"for p in [{k['settings']['exchange'] + '/' + COURSE + '/inbound'!r}, "
-        f"{os.path.dirname(course_dir)!r}]:\n"
+        f"for p in {closed!r}:\n"
         "    try:\n"
         "        os.listdir(p); print('READABLE', p)\n"
         "    except PermissionError:\n"
         "        print('denied', p)\n"))
+    print("hub cycle: isolation probe:", " | ".join(probe.split("\n")), flush=True)
     assert "READABLE" not in probe, probe
 
     t = time.monotonic()

@@ -13,8 +13,8 @@ what the learner handed in is kept as collected.
 
 What it does not do: apply a late penalty. autograde_many re-creates the submitted folder
 without nbgrader's timestamp.txt, so LateSubmissionPlugin sees no submission time during the
-autograde; the collected timestamp.txt is copied back afterwards (so `nbgrader
-generate_feedback` and `release_feedback` work), but no penalty was computed. Run it from the
+autograde; the collected timestamp.txt and submission_secret.txt are copied back afterwards
+(so `nbgrader generate_feedback` and `release_feedback` work), but no penalty was computed. Run it from the
 course folder:
 
     python tools/hub/autograde.py 01        (or: python /path/to/tools/hub/autograde.py 01)
@@ -62,12 +62,15 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         reports = nbgrade.autograde_many(module.id, subs, args.root, one_per_run=True)
         lay = nbgrade.layout(args.root)
-        for name, nb in subs.items():  # generate/release_feedback need the submission time
-            stamp = nb.parent / "timestamp.txt"
+        for name, nb in subs.items():
+            # nbgrader's exchange files (timestamp.txt, submission_secret.txt): generate_feedback
+            # copies them from the autograded folder, and release_feedback needs both
+            extras = [p for p in nb.parent.iterdir() if p.is_file() and p.name != nb.name]
             for folder in (lay.submitted, lay.autograded):
                 dest = folder / name / module.slug
-                if stamp.is_file() and dest.is_dir():
-                    shutil.copy2(stamp, dest / "timestamp.txt")
+                if dest.is_dir():
+                    for extra in extras:
+                        shutil.copy2(extra, dest / extra.name)
     except nbgrade.CourseError as exc:
         print(f"hub: error: {type(exc).__name__}: {exc}")
         return 2
