@@ -15,7 +15,8 @@ belongs to, through the Hub's proxy:
 Needs root (useradd, LocalProcessSpawner), jupyterhub (pip install -e '.[hub]'),
 configurable-http-proxy (npm; `./course test` installs both) and Debian's chromium; without
 them the test is skipped, except under CI (CI=true), where it fails. Writes the step times to
-build/hub-cycle.json.
+build/hub-cycle.json; under CI the whole cycle must take less than $MINIRT_HUB_BUDGET_S
+(default 240 s). MINIRT_HUB_KEEP=1 leaves the class and the Hub running, for debugging.
 """
 
 from __future__ import annotations
@@ -251,8 +252,11 @@ def _formgrader_comments(k: dict[str, Any], comments: dict[str, str]) -> None:
                 page.goto(f"{url}/user/{instr}/formgrader/submissions/{ids[student]}/")
                 box = page.locator("#answer_apply-comment")
                 box.wait_for(timeout=60_000)
+                # the page binds its comment boxes once it has loaded the comments (AJAX)
+                page.wait_for_function("() => window.formgrader && formgrader.comments"
+                                       " && formgrader.comments.loaded", timeout=60_000)
                 with page.expect_response(lambda r: "/formgrader/api/comment/" in r.url
-                                          and r.request.method == "PUT", timeout=30_000) as resp:
+                                          and r.request.method == "PUT", timeout=60_000) as resp:
                     box.fill(text)
                     box.press("Tab")  # formgrader saves a comment when it loses focus
                 assert resp.value.ok, f"saving the comment for {student}: HTTP {resp.value.status}"
@@ -293,20 +297,6 @@ def test_class_cycle(klass: dict[str, Any]) -> None:
         assert any(a["status"] == "submitted" for a in listed), f"{user}: {listed}"
     timer.step("learners: answer (contents API) + submit", t)
 
-    # a learner cannot list the inbound or feedback folders, nor read another user's home
-    exch = k["settings"]["exchange"] + "/" + COURSE
-    homes = os.path.dirname(os.path.dirname(course_dir))
-    closed = [exch + "/inbound", exch + "/feedback", os.path.dirname(course_dir),
-              os.path.join(homes, ada)]
-    probe = hub.run(bob, (
-        "import os\n"
-        f"for p in {closed!r}:\n"
-        "    try:\n"
-        "        os.listdir(p); print('READABLE', p)\n"
-        "    except PermissionError:\n"
-        "        print('denied', p)\n"))
-    print("hub cycle: isolation probe:", " | ".join(probe.split("\n")), flush=True)
-    assert "READABLE" not in probe, probe
 
     t = time.monotonic()
     out = _shell(hub, instr, course_dir, "nbgrader", "collect", SLUG)
@@ -342,15 +332,36 @@ def test_class_cycle(klass: dict[str, Any]) -> None:
         pages[user] = _feedback_html(hub, user)
     timer.step("learners: fetch_feedback", t)
 
+    # a learner cannot list the inbound or feedback folders, nor read another user's home
+    exch = k["settings"]["exchange"] + "/" + COURSE
+    homes = os.path.dirname(os.path.dirname(course_dir))
+    closed = [exch + "/inbound", exch + "/feedback", os.path.dirname(course_dir),
+              os.path.join(homes, ada)]
+    probe = hub.run(bob, (
+        "import os\n"
+        f"for p in {closed!r}:\n"
+        "    try:\n"
+        "        os.listdir(p); print('READABLE', p)\n"
+        "    except OSError as exc:\n"
+        "        print(type(exc).__name__, p)\n"))
+    print("hub cycle: isolation probe:", " | ".join(probe.split("\n")), flush=True)
+    assert probe.count("PermissionError") == len(closed), probe
+
     for user, other in ((ada, bob), (bob, ada)):
         assert comments[user] in pages[user], f"{user}'s feedback lacks the instructor's comment"
         assert comments[other] not in pages[user], f"{user} got {other}'s feedback"
         assert other not in pages[user], f"{user}'s feedback names {other}"
     assert "out-of-kernel" not in pages[ada]
+    got = {u: re.search(r"Score:\s*([\d.]+)\s*/\s*([\d.]+)", pages[u]) for u in (ada, bob)}
+    assert all(got.values()), "a feedback page shows no 'Score: x / y'"
+    assert float(got[ada].group(1)) == float(got[ada].group(2)), got[ada].group(0)
+    assert float(got[bob].group(1)) < float(got[bob].group(2)), got[bob].group(0)
     total = round(time.monotonic() - timer.t0, 2)
     timer.steps["total"] = total
     print(f"hub cycle: total {total:.1f} s", flush=True)
     out_file = ROOT / "build" / "hub-cycle.json"
     out_file.parent.mkdir(exist_ok=True)
     out_file.write_text(json.dumps(timer.steps, indent=2) + "\n")
-    assert total < CI_BUDGET_S, f"the class cycle took {total:.0f} s (CI budget {CI_BUDGET_S:.0f} s)"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):  # a shared dev box is no measure
+        budget = float(os.environ.get("MINIRT_HUB_BUDGET_S", CI_BUDGET_S))
+        assert total < budget, f"the class cycle took {total:.0f} s (CI budget {budget:.0f} s)"

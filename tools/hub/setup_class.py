@@ -19,12 +19,17 @@ the users it created are recorded, and only those are removed by `teardown`). It
 root: LocalProcessSpawner starts each user's server as that user, which is what makes the
 exchange's per-user isolation real.
 
-What it does not do: install JupyterHub (pip install -e '.[hub]') or configurable-http-proxy
-(npm; `./course test` does both), start the Hub (it prints the command), or create a public,
-TLS-protected site (see the README's "Teaching a class").
+`env` builds the users' Python environment (a venv from a system interpreter, with the course's
+`[course,hub]` extras: JupyterHub, nbgrader, and hypothesis for the hidden tests), because a
+venv whose interpreter sits under a closed home (pyenv in /root) cannot run as another user.
 
+What it does not do: install configurable-http-proxy (npm; `./course test` does), start the
+Hub (it prints the command), or create a public, TLS-protected site (see the README's
+"Teaching a class").
+
+    sudo .venv/bin/python tools/hub/setup_class.py env --env /opt/minirt-class [--editable]
     sudo .venv/bin/python tools/hub/setup_class.py setup --state /srv/class \
-        --instructor teacher --learners ada,bob [--home-root /home] [--port 8000]
+        --instructor teacher --learners ada,bob --env /opt/minirt-class [--port 8000]
     sudo .venv/bin/python tools/hub/setup_class.py teardown --state /srv/class
 """
 
