@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -224,7 +225,8 @@ def _feedback_html(hub: Hub, user: str) -> str:
     listing = hub.user(user, "GET", f"api/contents/{SLUG}/feedback")
     stamps = [e["name"] for e in listing["content"] if e["type"] == "directory"]
     assert len(stamps) == 1, f"{user}: feedback folders {stamps}"
-    page = hub.user(user, "GET", f"api/contents/{SLUG}/feedback/{stamps[0]}/drill.html"
+    folder = urllib.parse.quote(stamps[0])
+    page = hub.user(user, "GET", f"api/contents/{SLUG}/feedback/{folder}/drill.html"
                     "?type=file&format=text")
     return page["content"]
 
