@@ -57,7 +57,8 @@ else:
     c.JupyterHub.authenticator_class = "jupyterhub.auth.DummyAuthenticator"
     c.DummyAuthenticator.password = S["password"]
 c.Authenticator.allowed_users = _USERS
-c.Authenticator.admin_users = {S["instructor"]}
+# Nobody is a Hub admin: an admin may open every learner's server. Give the instructor admin
+# rights (c.Authenticator.admin_users) only if that is wanted; formgrader does not need them.
 
 if S.get("api_token"):
     c.JupyterHub.services = [{"name": "class-driver", "api_token": S["api_token"]}]
