@@ -21,6 +21,7 @@ build/hub-cycle.json; under CI the whole cycle must take less than $MINIRT_HUB_B
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -122,7 +123,7 @@ def klass() -> Iterator[dict[str, Any]]:
         [sys.executable, str(TOOLS / "setup_class.py"), "setup", "--state", str(state),
          "--instructor", instructor, "--learners", f"{ada},{bob}", "--home-root", str(home_root),
          "--env", str(env_dir), "--port", str(port), "--hub-port", str(_free_port()),
-         "--proxy-api-port", str(_free_port()), "--api-token"],
+         "--proxy-api-port", str(_free_port()), "--api-token", "--late-penalty", "zero"],
         capture_output=True, text=True, check=False)
     assert setup.returncode == 0, setup.stdout + setup.stderr
     settings = json.loads((state / "class.json").read_text())
@@ -294,10 +295,15 @@ def test_class_cycle(klass: dict[str, Any]) -> None:
     t = time.monotonic()
     _answer(hub, ada, mutant=False)
     _answer(hub, bob, mutant=True)
-    for user in (ada, bob):
-        listed = _value(user, hub.user(user, "POST", "assignments/submit", form=form))
-        assert any(a["status"] == "submitted" for a in listed), f"{user}: {listed}"
-    timer.step("learners: answer (contents API) + submit", t)
+    listed = _value(ada, hub.user(ada, "POST", "assignments/submit", form=form))
+    assert any(a["status"] == "submitted" for a in listed), f"{ada}: {listed}"
+    # the deadline passes after ada's submission returned and before bob's starts
+    due = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    _shell(hub, instr, course_dir, "nbgrader", "db", "assignment", "add", SLUG,
+           f"--duedate={due}")
+    listed = _value(bob, hub.user(bob, "POST", "assignments/submit", form=form))
+    assert any(a["status"] == "submitted" for a in listed), f"{bob}: {listed}"
+    timer.step("learners: answer + submit (ada on time, then the deadline, then bob)", t)
 
 
     t = time.monotonic()
@@ -315,6 +321,8 @@ def test_class_cycle(klass: dict[str, Any]) -> None:
     must_fail = runpy.run_path(str(MUTANT))["MUST_FAIL"]
     bad = re.search(rf"hub: {bob}: \S+ \(failing: (.*)\)", out).group(1)
     assert set(must_fail) <= set(bad.split(", ")), f"the wrong answer kept points: {out}"
+    assert re.search(rf"hub: {bob}: .*late penalty", out), f"bob was late: {out}"
+    assert not re.search(rf"hub: {ada}: .*late penalty", out), f"ada was on time: {out}"
 
     t = time.monotonic()
     comments = {ada: f"Clean fencing, {ada}: well done ({secrets.token_hex(3)}).",
@@ -358,6 +366,8 @@ def test_class_cycle(klass: dict[str, Any]) -> None:
     assert all(got.values()), "a feedback page shows no 'Score: x / y'"
     assert float(got[ada].group(1)) == float(got[ada].group(2)), got[ada].group(0)
     assert float(got[bob].group(1)) < float(got[bob].group(2)), got[bob].group(0)
+    assert "Late submission penalty" in pages[bob], f"{bob}'s feedback shows no late penalty"
+    assert "Late submission penalty" not in pages[ada], f"{ada}'s feedback shows a late penalty"
     total = round(time.monotonic() - timer.t0, 2)
     timer.steps["total"] = total
     print(f"hub cycle: total {total:.1f} s", flush=True)

@@ -11,11 +11,16 @@ Before grading, each collected folder build/submitted/<learner>/<slug>/ is moved
 build/collected/<learner>/<slug>/ (autograde_many re-creates the submitted copy from it), so
 what the learner handed in is kept as collected.
 
-What it does not do: apply a late penalty. autograde_many re-creates the submitted folder
-without nbgrader's timestamp.txt, so LateSubmissionPlugin sees no submission time during the
-autograde; the collected timestamp.txt and submission_secret.txt are copied back afterwards
-(so `nbgrader generate_feedback` and `release_feedback` work), but no penalty was computed. Run it from the
-course folder:
+Late policy: autograde_many re-creates the submitted folder without nbgrader's exchange files
+(timestamp.txt, submission_secret.txt), so nbgrader's own late-penalty step sees no submission
+time. This script copies both back, records the collected time in the gradebook, and applies
+nbgrader's LateSubmissionPlugin (`c.LateSubmissionPlugin.penalty_method`, read from the class's
+and the course's nbgrader_config.py) to the score that counts, as nbgrader's AssignLatePenalties
+would: a penalty between 0 and the notebook's score, stored as late_submission_penalty, which
+`nbgrader generate_feedback` shows and `nbgrader export` subtracts.
+
+What it does not do: grade a submission that was not collected, or recompute anything when the
+due date changes later (run it again). Run it from the course folder:
 
     python tools/hub/autograde.py 01        (or: python /path/to/tools/hub/autograde.py 01)
 """
@@ -26,8 +31,50 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from minirt.course import nbgrade
+
+
+def course_config(course_root: Path) -> Any:
+    """nbgrader's configuration as the CLI sees it from the course folder: the Jupyter config
+    path (the class's nbgrader_config.py), then the course's own."""
+    from jupyter_core.paths import jupyter_config_path
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cfg = Config()
+    for folder in [*reversed(jupyter_config_path()), str(course_root)]:
+        if (Path(folder) / "nbgrader_config.py").is_file():
+            cfg.merge(PyFileConfigLoader("nbgrader_config.py", path=folder).load_config())
+    return cfg
+
+
+def apply_late_policy(course_root: Path, slug: str, learner: str, stamp: Path) -> float | None:
+    """Record the collected submission time and set nbgrader's late penalty from it; return the
+    penalty (None: on time, or the policy gives none)."""
+    from nbgrader.api import Gradebook
+    from nbgrader.plugins import LateSubmissionPlugin
+
+    lay = nbgrade.layout(course_root)
+    when = stamp.read_text(encoding="utf-8").strip()
+    with Gradebook(lay.db_url, lay.course_id) as gb:
+        gb.update_or_create_submission(slug, learner, timestamp=when)
+        gb.db.commit()
+        sub = gb.find_submission(slug, learner)
+        gb.db.refresh(sub)
+        notebook = gb.find_submission_notebook(nbgrade.NOTEBOOK_ID, slug, learner)
+        notebook.late_submission_penalty = None
+        penalty = None
+        if sub.total_seconds_late > 0:
+            plugin = LateSubmissionPlugin(config=course_config(course_root))
+            penalty = plugin.late_submission_penalty(learner, notebook.score,
+                                                     sub.total_seconds_late)
+            if penalty is not None:
+                penalty = min(max(float(penalty), 0.0), float(notebook.score))
+                notebook.late_submission_penalty = penalty
+        gb.db.commit()
+    return penalty
 
 
 def collected(course_root: Path, slug: str) -> dict[str, Path]:
@@ -62,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         reports = nbgrade.autograde_many(module.id, subs, args.root, one_per_run=True)
         lay = nbgrade.layout(args.root)
+        penalties: dict[str, float | None] = {}
         for name, nb in subs.items():
             # nbgrader's exchange files (timestamp.txt, submission_secret.txt): generate_feedback
             # copies them from the autograded folder, and release_feedback needs both
@@ -71,13 +119,19 @@ def main(argv: list[str] | None = None) -> int:
                 if dest.is_dir():
                     for extra in extras:
                         shutil.copy2(extra, dest / extra.name)
+            stamp = nb.parent / "timestamp.txt"
+            if stamp.is_file() and name in reports and reports[name].autograded_path.is_file():
+                penalties[name] = apply_late_policy(args.root.resolve(), module.slug, name, stamp)
     except nbgrade.CourseError as exc:
         print(f"hub: error: {type(exc).__name__}: {exc}")
         return 2
     bad = 0
     for name, rep in reports.items():
         failing = ", ".join(c.grade_id for c in rep.failing) or "none"
-        print(f"hub: {name}: {rep.score:g}/{rep.max_score:g} (failing: {failing})", flush=True)
+        late = penalties.get(name)
+        late_txt = f", late penalty {late:g}" if late else ""
+        print(f"hub: {name}: {rep.score:g}/{rep.max_score:g} (failing: {failing}){late_txt}",
+              flush=True)
         for cell in rep.failing:
             print(f"hub:   {cell.grade_id}: {cell.message}")
         for where, msg in rep.other_errors:

@@ -7,7 +7,8 @@ Invariant: `setup` is idempotent and leaves exactly this under STATE (the class 
     STATE/exchange/             nbgrader's exchange root (1777: any user may create, none may
                                 delete another's files; nbgrader makes inbound/ and feedback/
                                 unlistable inside it)
-    STATE/jupyter/nbgrader_config.py   Exchange.root and course_id for every user's server
+    STATE/jupyter/nbgrader_config.py   Exchange.root, course_id and the late policy
+                                (LateSubmissionPlugin.penalty_method) for every user's server
     <instructor home>/course/   the instructor's copy of the course (nbgrader_config.py,
                                 solutions/, drills/, tools/hub/autograde.py), owned by the
                                 instructor, home 0700
@@ -52,6 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_ID = "durable-agents"
 NAME_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,30}$")
+LATE_POLICIES = ("none", "zero")
 COPIED = ("nbgrader_config.py", "solutions", "drills", "tools/hub/autograde.py")
 
 
@@ -187,7 +189,7 @@ def setup(state: Path, instructor: str, learners: list[str], *, home_root: Path 
           venv_bin: str | None = None,
           ip: str = "127.0.0.1", port: int = 8000, hub_port: int = 8081,
           proxy_api_port: int = 8001, password: str | None = None, pam: bool = False,
-          api_token: bool = False) -> dict[str, Any]:
+          api_token: bool = False, late_penalty: str = "none") -> dict[str, Any]:
     """Create the users, the exchange, the course copy and class.json; return the settings."""
     if os.geteuid() != 0:
         raise ClassSetupError("run setup as root: it creates Unix users, and the Hub spawns "
@@ -197,6 +199,8 @@ def setup(state: Path, instructor: str, learners: list[str], *, home_root: Path 
         raise ClassSetupError(f"user names repeat: {names}")
     if not learners:
         raise ClassSetupError("a class needs at least one learner (--learners a,b)")
+    if late_penalty not in LATE_POLICIES:
+        raise ClassSetupError(f"unknown late policy {late_penalty!r}: one of {LATE_POLICIES}")
     chp = find_chp()
     venv_bin = venv_bin or str(Path(sys.executable).parent)
     single = Path(venv_bin) / "jupyterhub-singleuser"
@@ -234,7 +238,10 @@ def setup(state: Path, instructor: str, learners: list[str], *, home_root: Path 
         '"""The class: where nbgrader\'s exchange is, and which course this is."""\n'
         "c = get_config()  # noqa: F821\n"
         f"c.Exchange.root = {str(exchange)!r}\n"
-        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n",
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        "# late submissions (after the due date of `nbgrader db assignment add --duedate`):\n"
+        "# 'none' keeps the score, 'zero' takes it all (tools/hub/autograde.py applies it)\n"
+        f"c.LateSubmissionPlugin.penalty_method = {late_penalty!r}\n",
         encoding="utf-8",
     )
     course_dir = Path(pwd.getpwnam(instructor).pw_dir) / "course"
@@ -313,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--password", default=None, help="shared password (default: generated)")
     s.add_argument("--pam", action="store_true", help="log in with the users' Unix passwords")
     s.add_argument("--api-token", action="store_true", help="add a class-driver service token")
+    s.add_argument("--late-penalty", choices=LATE_POLICIES, default="none",
+                   help="nbgrader's penalty_method for late submissions (default: none)")
     e = sub.add_parser("env", help="build a Python environment every user can run")
     e.add_argument("--env", required=True, type=Path)
     e.add_argument("--python", default="/usr/bin/python3")
@@ -326,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             setup(args.state, args.instructor, learners, home_root=args.home_root,
                   venv_bin=str(args.env.resolve() / "bin") if args.env else None, ip=args.ip,
                   port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
-                  password=args.password, pam=args.pam, api_token=args.api_token)
+                  password=args.password, pam=args.pam, api_token=args.api_token,
+                  late_penalty=args.late_penalty)
         elif args.cmd == "env":
             build_env(args.env, args.python, editable=args.editable)
         else:
