@@ -46,8 +46,9 @@ from typing import TYPE_CHECKING, Any
 
 from .canonical import canonical_json, digest, digest_bytes
 from .errors import MinirtError, ToolError, from_record
+from .retry import UNKNOWN_EXCEPTIONS
 from .runtime import RuntimeHook
-from .tools import EffectClass, FunctionTool, Lookup, ToolCall
+from .tools import EffectClass, FunctionTool, Lookup, OutcomeUnknown, ToolCall
 
 if TYPE_CHECKING:
     from .runtime import Context, Runtime
@@ -450,7 +451,10 @@ class GuardedTool(FunctionTool):
             return creds.redact(self.fn(**call.args, **extra))
         except MinirtError as exc:
             raise from_record(creds.redact(exc.to_record())) from None
-        except Exception as exc:  # keep "not a MinirtError": the runtime reconciles those
+        except UNKNOWN_EXCEPTIONS as exc:  # a lost answer stays unknown (reconciled)
+            raise OutcomeUnknown(tool=self.name, effect_key=call.effect_key,
+                                 reason=creds.redact(f"{type(exc).__name__}: {exc}")) from None
+        except Exception as exc:  # an answered error, redacted (minirt.retry decides)
             raise RuntimeError(creds.redact(f"{type(exc).__name__}: {exc}")) from None
 
     def __repr__(self) -> str:

@@ -35,6 +35,8 @@ class EventKind(StrEnum):
     # reconciliation (minirt.dispatch)
     RECONCILED = "reconciled"
     ATTEMPT = "attempt"
+    # retries of answered errors (minirt.retry)
+    RETRY_SCHEDULED = "retry_scheduled"
     # fan-out (minirt.scheduler)
     WAVE = "wave"
     # sagas (minirt.effects)

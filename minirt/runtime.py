@@ -41,8 +41,10 @@ from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
 from .kinds import KIND
 from .resolution import Kind, Resolution
+from .retry import RetryPolicy, RetryPolicyInvalid
 from .run import RunEvent, RunIsTerminal, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store, StoreFault
+from .timers import Parked
 from .tools import EffectClass, Tool, ToolCall, has_lookup
 
 __all__ = ["Context", "DispatchPolicy", "Kind", "Model", "PositionInvalid", "ReconcilePolicy",
@@ -485,8 +487,8 @@ class Runtime:
                  worker_id: str | None = None, lease_for: float = 30.0,
                  reconcile: ReconcilePolicy | None = None, hooks: Iterable[RuntimeHook] = (),
                  scopes: Iterable[str] = (), max_attempts: int = 5,
-                 key_for: KeyFunction | None = None, policy: DispatchPolicy | None = None
-                 ) -> None:
+                 key_for: KeyFunction | None = None, policy: DispatchPolicy | None = None,
+                 retry: RetryPolicy | None = None) -> None:
         self.store = store
         self.tools: dict[str, Tool] = {}
         for t in tools:
@@ -508,6 +510,11 @@ class Runtime:
         # How runs journal and settle calls (minirt.dispatch); the course's broken designs
         # are policies, never Context overrides.
         self.policy: DispatchPolicy = policy or DEFAULT_POLICY
+        # What an answered tool error does when the tool declares no policy (minirt.retry):
+        # None is NO_RETRY (recorded at once).
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise RetryPolicyInvalid(field="retry", value=retry, reason="must be a RetryPolicy")
+        self.retry: RetryPolicy | None = retry
 
     # -- registration -------------------------------------------------------------------------
 
@@ -660,6 +667,8 @@ class Runtime:
             value = fn(ctx, ctx.input)
         except Suspend as s:
             return self._suspend(ctx, s.name)
+        except Parked as parked:  # a durable timer not yet due (a retry's wait, minirt.retry)
+            return self._suspend(ctx, parked.name)
         except StaleIncarnation:
             raise  # a zombie: another incarnation owns the run now; write nothing, not even "fail"
         except StoreFault:
