@@ -37,6 +37,8 @@ class EventKind(StrEnum):
     ATTEMPT = "attempt"
     # retries of answered errors (minirt.retry)
     RETRY_SCHEDULED = "retry_scheduled"
+    # intended code changes (minirt.divergence: ctx.patched)
+    PATCHED = "patched"
     # fan-out (minirt.scheduler)
     WAVE = "wave"
     # sagas (minirt.effects)
