@@ -125,19 +125,41 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
                  outbox: Mapping[str, Any] | None = None) -> list[Event]:
     """Step 4: journal the intent (with ``kv``) before anything is sent.
 
+    A hook with an ``at_intent_commit(ctx, tool, call)`` method (the approval gate) runs it
+    inside the intent's transaction, so what it reads cannot change before the intent commits;
+    it refuses by raising :class:`CommitRefused`.
+
     A saga's outbox row (``outbox`` given) commits in an explicit transaction with the fault
     point ``inside_commit`` open inside it (see :func:`minirt.effects.commit`)."""
     rt = ctx.runtime
     event = intent_event(ctx, tool, call, raw_digest, outbox=outbox)
     rt.faults.hit("before_intent", step=call.step, tool=tool.name)
-    if outbox is None:
+    checks = [h.at_intent_commit for h in rt.hooks if hasattr(h, "at_intent_commit")]
+    if outbox is None and not checks:
         rows = ctx.append(event, kv=dict(kv) if kv else None)
     else:
-        with rt.store.transaction():
-            rows = ctx.append(event, kv=dict(kv) if kv else None)
-            rt.faults.hit("inside_commit", step=call.step, tool=tool.name)
+        try:
+            with rt.store.transaction():
+                for check in checks:  # inside the intent's transaction: look, then write
+                    check(ctx, tool, call)
+                rows = ctx.append(event, kv=dict(kv) if kv else None)
+                if outbox is not None:
+                    rt.faults.hit("inside_commit", step=call.step, tool=tool.name)
+        except CommitRefused as refused:  # rolled back: journal the refusal instead
+            ctx.append(rejection(ctx, call.step, tool.name, raw_digest, refused.error))
+            raise refused.error from None
     rt.faults.hit("after_intent", step=call.step, tool=tool.name)
     return rows
+
+
+class CommitRefused(Exception):  # noqa: N818 - a carrier, never seen outside this module
+    """Raised by a hook's ``at_intent_commit`` to refuse a call inside the intent's own
+    transaction (which then rolls back); :func:`write_intent` journals ``error`` as the call's
+    ``tool_rejected`` and raises it, as for a refusal in :func:`prepare`."""
+
+    def __init__(self, error: MinirtError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 # -- invoke and settle -----------------------------------------------------------------------------

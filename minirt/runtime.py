@@ -166,6 +166,11 @@ class RuntimeHook:
     def after_outcome(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
         """After a tool outcome is journaled (or replayed: ``ctx.replaying``)."""
 
+    # Optional, not defined here (its presence makes the intent commit in an explicit
+    # transaction): ``at_intent_commit(ctx, tool, call)`` runs inside the transaction that
+    # commits the call's intent and may refuse it with :class:`minirt.dispatch.CommitRefused`
+    # (the approval gate re-checks revocations and cumulative limits there).
+
     def before_redispatch(self, ctx: Context, tool: Tool, call: ToolCall) -> None:
         """Before a resend of an unresolved call (``call.attempt`` is the new attempt's number),
         after reconciliation allowed it. A :class:`MinirtError` raised here refuses the resend;
