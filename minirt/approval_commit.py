@@ -15,8 +15,8 @@ revocation). Three checks:
   the run's kv (``approval:spent:capability:<cap_id>`` and ``approval:spent:run``), committed
   with the intent; ``Guard.max_total`` bounds the total under one capability and
   ``ApprovalGate(run_limit=...)`` the total of all guarded calls of the run
-  (:class:`LimitExceeded`). A reservation is never given back (a failed call's allowance stays
-  spent: conservative, like a budget's attempt).
+  (:class:`CumulativeLimitExceeded`). A reservation is never given back (a failed call's
+  allowance stays spent: conservative, like a budget's attempt).
 - **clock skew** (the stated policy): with ``ApprovalGate(max_skew=s)`` the gate reads the
   store's clock (:func:`store_time`: PostgreSQL's ``clock_timestamp()``, SQLite's host clock);
   a worker whose clock is more than ``s`` seconds away from it is refused
@@ -45,7 +45,7 @@ K_SPENT = "approval:spent:"  # kv: approval:spent:capability:<cap_id> | approval
 K_REVOKED = "revoked:"  # the gate's revocation keys (minirt.approvals.K_REVOKED)
 
 
-class LimitExceeded(MinirtError):
+class CumulativeLimitExceeded(MinirtError):
     """The call's amount would take a cumulative total over its limit (per capability or per
     run). Not :class:`~minirt.approvals.CapabilityExceeded` (one call above the per-call
     limit)."""
@@ -120,8 +120,9 @@ def check_at_commit(store: Any, run_id: str, plan: CommitPlan,
     if plan.amount is None:
         for key, limit in plan.limits:
             if limit is not None:  # a call that names no amount cannot be counted: refused
-                raise LimitExceeded(scope=_scope(key), spent=_spent(store.kv_items(run_id))
-                                    .get(key, 0), amount=None, limit=limit)
+                raise CumulativeLimitExceeded(
+                    scope=_scope(key), spent=_spent(store.kv_items(run_id)).get(key, 0),
+                    amount=None, limit=limit)
         return
     amount = int(plan.amount)
     spent = _spent(store.kv_items(run_id))
@@ -129,7 +130,8 @@ def check_at_commit(store: Any, run_id: str, plan: CommitPlan,
     for key, limit in plan.limits:
         total = spent.get(key, 0)
         if limit is not None and total + amount > limit:
-            raise LimitExceeded(scope=_scope(key), spent=total, amount=amount, limit=limit)
+            raise CumulativeLimitExceeded(scope=_scope(key), spent=total, amount=amount,
+                                          limit=limit)
         updates[K_SPENT + key] = canonical_json(total + amount)
     if updates:
         store.set_kv(run_id, updates)

@@ -34,8 +34,8 @@ before the tool is invoked; an answer that never came is reconciled, never taken
 (by the default policy). Not guaranteed: that a custom policy keeps any of this (the course's
 broken designs do not, on purpose).
 
-May import: canonical, errors, idempotency, journal, kinds, resolution, retry, store.base, tools. Not
-runtime (it receives a context; the runtime imports this module).
+May import: canonical, errors, idempotency, journal, kinds, resolution, retry, store.base,
+tools. Not runtime (it receives a context; the runtime imports this module).
 """
 
 from __future__ import annotations

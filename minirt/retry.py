@@ -9,15 +9,15 @@ Two kinds of failure are kept apart (see :func:`minirt.dispatch.settle`):
   as the call's outcome (``tool_error``) and raised in the workflow.
 - an **unknown** outcome: :class:`~minirt.tools.OutcomeUnknown`, or a ``TimeoutError`` /
   ``ConnectionError`` from a tool with an outside effect (:data:`UNKNOWN_EXCEPTIONS`). Nobody
-  knows whether the effect happened; that goes to reconciliation (:func:`minirt.dispatch.reconcile`),
-  never to the retry policy.
+  knows whether the effect happened; that goes to reconciliation
+  (:func:`minirt.dispatch.reconcile`), never to the retry policy.
 
 How a retry is journaled: the failed attempt is a ``retry_scheduled`` event at the call's step
 position (the error, the attempt number, the chosen ``delay`` and the absolute ``retry_at``),
 committed together with the kv ``timer:retry:<step>:<n>`` of :mod:`minirt.timers`. If the wait
-is not over, the run parks (WAITING, no lease held); the due-timer query (:func:`minirt.timers.fire_due`)
-signals ``retry:<step>:<n>`` and any worker resumes it. The next attempt is an ``attempt`` event
-(same effect key) followed by the dispatch.
+is not over, the run parks (WAITING, no lease held); the due-timer query
+(:func:`minirt.timers.fire_due`) signals ``retry:<step>:<n>`` and any worker resumes it. The
+next attempt is an ``attempt`` event (same effect key) followed by the dispatch.
 
 Invariants: the delay is chosen once, when the attempt fails, and replayed from the journal
 (jitter never changes on replay); the attempt count is the number of ``retry_scheduled`` events

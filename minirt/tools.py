@@ -90,7 +90,8 @@ class FunctionTool:
         self.name = name or fn.__name__
         self.effect = EffectClass(effect)
         self._lookup = lookup
-        self.retry = _check_retry(self.name, retry)  # a minirt.retry.RetryPolicy, or None (the runtime's)
+        # a minirt.retry.RetryPolicy, or None (the runtime's default applies)
+        self.retry = _check_retry(self.name, retry)
         sig = inspect.signature(fn)
         self._wants_call = "call" in sig.parameters
         self._signature: inspect.Signature | None = None

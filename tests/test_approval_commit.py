@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from minirt.approval_commit import ClockSkewed, LimitExceeded, spent, store_time
+from minirt.approval_commit import ClockSkewed, CumulativeLimitExceeded, spent, store_time
 from minirt.approvals import (
     ApprovalExpired,
     ApprovalGate,
@@ -68,7 +68,7 @@ def ten_small_refunds(ctx: Any, inp: Any) -> Any:
     for i in range(10):
         try:
             out.append(ctx.call_tool("refund", {"order_id": i, "amount_cents": 2000}))
-        except LimitExceeded as exc:
+        except CumulativeLimitExceeded as exc:
             out.append({"refused": exc.attrs["spent"]})
     return out
 
@@ -84,7 +84,7 @@ def test_cumulative_limit_per_capability(tmp_path: Path) -> None:
     assert spent(rt.store, RUN) == {cap_key: 4000, "run": 4000}
     rejected = [e.payload["error"]["type"] for e in rt.store.read(RUN)
                 if e.kind == "tool_rejected"]
-    assert rejected == ["LimitExceeded"] * 8
+    assert rejected == ["CumulativeLimitExceeded"] * 8
     rt.close()
 
 
@@ -94,7 +94,7 @@ def test_cumulative_limit_per_run_and_replay_reserves_nothing_twice(tmp_path: Pa
     assert rt.run(RUN).state is RunState.SUCCEEDED
     assert shop.sent == [2000] * 3 and spent(rt.store, RUN)["run"] == 6000
     rt.close()
-    err = LimitExceeded(scope="the run", spent=6000, amount=2000, limit=7000)
+    err = CumulativeLimitExceeded(scope="the run", spent=6000, amount=2000, limit=7000)
     assert str(err) == ("the run allows 7000 in total: 6000 is already reserved by dispatched "
                         "calls and this call asks for 2000")
 
