@@ -275,7 +275,9 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
                               extra=(note,))
     if res.kind == Kind.REDISPATCH:
         attempt = call.attempt + 1
-        if attempt > rt.max_attempts:
+        # max_attempts bounds the resends of unknown outcomes; the retries of answered errors
+        # (minirt.retry) are the retry policy's to count, not this budget's
+        if attempt - retry.failed_attempts(ctx.journal.at(call.step)) > rt.max_attempts:
             raise UnresolvedIntent(run_id=ctx.run_id, step=call.step, tool=call.tool,
                                    effect_key=call.effect_key,
                                    reason=f"gave up after {rt.max_attempts} attempts")

@@ -297,3 +297,24 @@ def test_a_sigkill_during_backoff_resumes_the_wait_and_sends_nothing_twice(tmp_p
     assert rt.outcome("r1").result() == {"charged": 9, "requests": 4}
     assert [p["attempt"] for _, p in kinds(rt, "r1", "retry_scheduled")] == [1, 2, 3]
     rt.close()
+
+
+def test_answered_retries_do_not_use_up_the_resend_budget_of_unknown_outcomes(tmp_path):
+    answers = iter([ValueError("busy")] * 6 + [TimeoutError("lost")])
+
+    def charge(amount: int, call: ToolCall) -> Any:
+        sent.append(call.attempt)
+        answer = next(answers, None)
+        if answer is not None:
+            raise answer
+        return {"charged": amount}
+
+    sent: list[int] = []
+    tool = FunctionTool(charge, effect=EffectClass.KEYED,
+                        retry=RetryPolicy(attempts=10, initial_interval=0))
+    rt = Runtime(open_store(str(tmp_path / "r.sqlite")), tools=[tool], workflows={"pay": pay},
+                 clock=FakeClock(T0), max_attempts=3)
+    out = rt.run_workflow("pay", {"amount": 4}, run_id="r1")
+    assert out.result() == {"charged": 4}, out  # before: UnresolvedIntent after 6 retries
+    assert sent == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert [p["resolution"] for _, p in kinds(rt, "r1", "reconciled")] == ["redispatch"]
