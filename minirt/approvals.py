@@ -18,7 +18,9 @@ Five things that are easy to blur, kept apart here:
   not expired, not used before.
 
 Invariant: a guarded tool's intent is journaled only if every check passed at that moment, and the
-receipt's use is committed in the same transaction as that intent (``ctx.pending_kv``). A refusal
+receipt's use is committed in the same transaction as that intent (``ctx.pending_kv``), where
+the gate also re-checks revocations and reserves cumulative limits (:mod:`minirt.approval_commit`,
+which also states the clock-skew policy, ``max_skew``). A refusal
 is a :class:`GateRefused` subclass, journaled as the call's ``tool_rejected`` outcome (replay
 raises it again), and nothing is dispatched.
 
