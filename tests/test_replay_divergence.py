@@ -173,3 +173,42 @@ def test_a_replay_that_fails_before_its_recorded_end_is_parked_not_failed(tmp_pa
     assert out.state is RunState.WAITING and isinstance(out.error, HistoryNotConsumed)
     assert "ValueError" in out.error.requested
     rt.close()
+
+
+def test_an_uncertain_run_that_diverges_is_parked_and_stays_uncertain_after_rollback(tmp_path):
+    sent: list[str] = []
+
+    def wire(order: str) -> Any:
+        sent.append(order)
+        return {"wired": order}
+
+    def tools():
+        return [FunctionTool(wire, effect=EffectClass.IRREVERSIBLE)]  # no key, no lookup
+
+    def w1(ctx, inp):
+        return ctx.call_tool("wire", order="o1")
+
+    def w2(ctx, inp):
+        return ctx.call_tool("wire", order="o2")
+
+    url = str(tmp_path / "r.sqlite")
+    rt = Runtime(open_store(url), tools=tools(), workflows={"w": w1}, clock=FakeClock(1e6),
+                 faults=FaultPlan(crash_at="after_intent"), lease_for=5)
+    with pytest.raises(SimulatedCrash):
+        rt.run_workflow("w", {}, run_id="r1")
+    rt.close()
+    rt = Runtime(open_store(url), tools=tools(), workflows={"w": w1}, clock=FakeClock(1e6 + 60),
+                 lease_for=5)
+    assert rt.resume("r1").state is RunState.UNCERTAIN and sent == []
+    rt.close()
+    rt = Runtime(open_store(url), tools=tools(), workflows={"w": w2}, clock=FakeClock(1e6 + 120),
+                 lease_for=5)
+    out = rt.resume("r1")
+    assert out.state is RunState.WAITING and isinstance(out.error, NonDeterminism)
+    assert rt.store.get_run("r1").run.detail["diverged"]["was_uncertain"] is True
+    rt.close()
+    rt = Runtime(open_store(url), tools=tools(), workflows={"w": w1}, clock=FakeClock(1e6 + 180),
+                 lease_for=5)
+    assert rt.resume("r1").state is RunState.UNCERTAIN  # the open intent is still unknown
+    assert sent == []  # and was never sent blindly
+    rt.close()
