@@ -629,7 +629,8 @@ class Runtime:
     def work(self, *, max_runs: int | None = None,
              workflows: Iterable[str] | None = None) -> list[RunOutcome]:
         """Worker loop: claim runnable runs (pending, or with an expired lease) until none is
-        left or ``max_runs`` were executed."""
+        left or ``max_runs`` were executed. A run taken over by another worker meanwhile
+        (:class:`~minirt.run.StaleIncarnation` on a write) is left to it, not raised."""
         done: list[RunOutcome] = []
         names = list(workflows) if workflows is not None else list(self.workflows)
         from .timers import fire_due_throttled
@@ -643,8 +644,11 @@ class Runtime:
                 if fire_due_throttled(self, idle=True):
                     continue
                 break
-            done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,
-                                      rec.run.incarnation))
+            try:
+                done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,
+                                          rec.run.incarnation))
+            except StaleIncarnation:  # taken over while this worker was slow: its run now,
+                continue  # this one's writes were fenced out; go on with the others
         return done
 
     def transition_event(self, kind: str, at: float, **detail: Any) -> NewEvent:

@@ -70,3 +70,29 @@ def test_a_replay_longer_than_the_lease_keeps_it(url):
     assert out.state is RunState.SUCCEEDED and out.result() == sum(range(STEPS))
     assert rt.store.get_run("r1").run.incarnation == 2  # nobody else ever claimed it
     rt.close()
+
+
+def test_a_worker_whose_run_was_taken_over_goes_on_with_the_others(tmp_path):
+    """Found by benchmarks/sigkill_trials.py: a slow resumer whose lease lapsed and whose run
+    another worker took over crashed out of work() with StaleIncarnation."""
+    url = str(tmp_path / "r.sqlite")
+    clock = FakeClock(1e6)
+    sent: list[str] = []
+
+    def slow(ctx, inp):
+        ctx.step("a", lambda: 1)
+        if ctx.run_id == "r1" and not sent:
+            sent.append("taken over")
+            clock.advance(LEASE + 1)  # this worker stalls past its lease; another takes over
+            thief = Runtime(open_store(url), workflows={"w": slow}, clock=clock, lease_for=LEASE)
+            assert thief.run("r1").state is RunState.SUCCEEDED
+            thief.close()
+        return ctx.step("b", lambda: 2)
+
+    rt = Runtime(open_store(url), workflows={"w": slow}, clock=clock, lease_for=LEASE)
+    rt.start("w", {}, run_id="r1")
+    rt.start("w", {}, run_id="r2")
+    outs = rt.work()  # before: StaleIncarnation escaped and the loop died with r2 not run
+    assert [o.run_id for o in outs] == ["r2"] and sent == ["taken over"]
+    assert {rt.store.get_run(r).run.state for r in ("r1", "r2")} == {RunState.SUCCEEDED}
+    rt.close()
