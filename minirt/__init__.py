@@ -98,6 +98,8 @@ _LAZY = {
     **dict.fromkeys(["Runtime", "RuntimeHook"], "runtime"),
     **dict.fromkeys(["Resolution"], "resolution"),
     **dict.fromkeys(["DispatchPolicy"], "dispatch"),
+    # issue 19: retry policies for answered tool errors
+    **dict.fromkeys(["RetryPolicy"], "retry"),
     # issue 21: @tool typed from hints, and tool schemas in the SDKs' shapes
     **dict.fromkeys(["tool", "TypedTool", "json_schema", "tool_schemas", "SchemaUnavailable"],
                     "schema"),

@@ -18,7 +18,9 @@ Five things that are easy to blur, kept apart here:
   not expired, not used before.
 
 Invariant: a guarded tool's intent is journaled only if every check passed at that moment, and the
-receipt's use is committed in the same transaction as that intent (``ctx.pending_kv``). A refusal
+receipt's use is committed in the same transaction as that intent (``ctx.pending_kv``), where
+the gate also re-checks revocations and reserves cumulative limits (:mod:`minirt.approval_commit`,
+which also states the clock-skew policy, ``max_skew``). A refusal
 is a :class:`GateRefused` subclass, journaled as the call's ``tool_rejected`` outcome (replay
 raises it again), and nothing is dispatched.
 
@@ -44,10 +46,12 @@ from dataclasses import asdict, dataclass, fields
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
+from .approval_commit import CommitPlan, check_at_commit, expiry_now, store_time
 from .canonical import canonical_json, digest, digest_bytes
 from .errors import MinirtError, ToolError, from_record
+from .retry import UNKNOWN_EXCEPTIONS
 from .runtime import RuntimeHook
-from .tools import EffectClass, FunctionTool, Lookup, ToolCall
+from .tools import EffectClass, FunctionTool, Lookup, OutcomeUnknown, ToolCall
 
 if TYPE_CHECKING:
     from .runtime import Context, Runtime
@@ -162,6 +166,13 @@ class NoApprovalGate(MinirtError):
 class CredentialInvalid(MinirtError):
     fields = ("name", "reason")
     template = "credential {name!r} cannot be used: {reason}"
+
+
+class GateConfigInvalid(MinirtError):
+    """An ApprovalGate or guard option out of range (checked when it is built)."""
+
+    fields = ("option", "reason")
+    template = "approval gate option {option}: {reason}"
 
 
 # -- credentials --------------------------------------------------------------------------------
@@ -428,6 +439,7 @@ class Guard:
     resource: Callable[[dict[str, Any]], str]
     amount: Callable[[dict[str, Any]], int | None] = lambda args: None
     needs_approval: Callable[[dict[str, Any]], bool] = lambda args: True
+    max_total: int | None = None  # cumulative limit under the run's capability (approval_commit)
 
 
 class GuardedTool(FunctionTool):
@@ -450,7 +462,10 @@ class GuardedTool(FunctionTool):
             return creds.redact(self.fn(**call.args, **extra))
         except MinirtError as exc:
             raise from_record(creds.redact(exc.to_record())) from None
-        except Exception as exc:  # keep "not a MinirtError": the runtime reconciles those
+        except UNKNOWN_EXCEPTIONS as exc:  # a lost answer stays unknown (reconciled)
+            raise OutcomeUnknown(tool=self.name, effect_key=call.effect_key,
+                                 reason=creds.redact(f"{type(exc).__name__}: {exc}")) from None
+        except Exception as exc:  # an answered error, redacted (minirt.retry decides)
             raise RuntimeError(creds.redact(f"{type(exc).__name__}: {exc}")) from None
 
     def __repr__(self) -> str:
@@ -474,6 +489,7 @@ class _Staged:
     """An ApprovalGate's per-run state: what the next call of the run is to be checked with."""
 
     value: Any = None
+    plan: Any = None  # the CommitPlan of the call just checked (minirt.approval_commit)
 
 
 class ApprovalGate(RuntimeHook):
@@ -482,13 +498,23 @@ class ApprovalGate(RuntimeHook):
 
     def __init__(self, key: str | bytes, credentials: Credentials | Mapping[str, str] | None = None,
                  *, artifacts: Callable[[str], bytes] | None = None,
-                 check: CheckReceipt = check_receipt) -> None:
+                 check: CheckReceipt = check_receipt, run_limit: int | None = None,
+                 max_skew: float | None = None,
+                 store_clock: Callable[[Any], float | None] = store_time) -> None:
         self._key = Secret("approval-signing-key", key)  # Invariant: never leaves the gate
         self.credentials = credentials if isinstance(credentials, Credentials) \
             else Credentials(credentials)
         self.artifacts = artifacts  # name -> current bytes (what the tool will actually send)
         self.check = check
         self.guards: dict[str, Guard] = {}
+        # minirt.approval_commit: the cumulative limit of all guarded calls of a run, and the
+        # clock-skew policy (None: expiry judged by the worker's clock)
+        self.run_limit = _limit("run_limit", run_limit)
+        if max_skew is not None and not (isinstance(max_skew, int | float)
+                                         and 0 <= max_skew < float("inf")):
+            raise GateConfigInvalid(option="max_skew", reason="must be a finite number >= 0")
+        self.max_skew = max_skew
+        self.store_clock = store_clock
 
     def __repr__(self) -> str:
         return f"ApprovalGate(guards={sorted(self.guards)}, credentials={self.credentials!r})"
@@ -498,9 +524,11 @@ class ApprovalGate(RuntimeHook):
                 amount: Callable[[dict[str, Any]], int | None] = lambda a: None,
                 needs_approval: Callable[[dict[str, Any]], bool] = lambda a: True,
                 name: str | None = None, effect: EffectClass = EffectClass.KEYED,
-                lookup: Callable[[ToolCall], Lookup] | None = None) -> GuardedTool:
-        """Wrap ``fn`` as a guarded tool (register it with the runtime as usual)."""
-        g = Guard(credential, resource, amount, needs_approval)
+                lookup: Callable[[ToolCall], Lookup] | None = None,
+                max_total: int | None = None) -> GuardedTool:
+        """Wrap ``fn`` as a guarded tool (register it with the runtime as usual). ``max_total``
+        bounds the cumulative amount of its calls under the run's capability."""
+        g = Guard(credential, resource, amount, needs_approval, _limit("max_total", max_total))
         t = GuardedTool(fn, self, g, name=name, effect=effect, lookup=lookup)
         self.guards[t.name] = g
         return t
@@ -637,7 +665,8 @@ class ApprovalGate(RuntimeHook):
             return
         if isinstance(pending, ApprovalRejected):  # the reviewer said no: nothing else matters
             raise pending
-        store, now = ctx.runtime.store, ctx.runtime.clock.now()
+        store = ctx.runtime.store
+        now = expiry_now(store, ctx.runtime.clock.now(), self.max_skew, self.store_clock)
         revocations = {k[len(K_REVOKED):]: json.loads(v)
                        for k, v in store.kv_items(call.run_id).items() if k.startswith(K_REVOKED)}
         guard, cap, resource = self._resolve(call.run_id, store, call.tool, call.args)
@@ -648,9 +677,13 @@ class ApprovalGate(RuntimeHook):
                              reason=f"cannot read the amount: {exc!r}") from None
         check_capability(cap, run_id=call.run_id, tool=call.tool, resource=resource,
                          amount=amount, key=self._key, now=now, revocations=revocations)
+        assert cap is not None  # check_capability refused a missing one
+        idents = [f"capability:{cap.cap_id}", f"credential:{cap.credential}"]
+        limits = [(f"capability:{cap.cap_id}", guard.max_total), ("run", self.run_limit)]
         if pending is None:
             if guard.needs_approval(call.args):
                 raise ApprovalRequired(run_id=call.run_id, step=call.step, tool=call.tool)
+            ctx.state_for(self, _Staged).plan = CommitPlan(call.step, "-", idents, amount, limits)
             return
         receipt: Receipt = pending
         request = self._request_for(store, receipt)
@@ -667,9 +700,31 @@ class ApprovalGate(RuntimeHook):
             raise
         except Exception as exc:  # fail closed, whatever the check did
             raise GateFailedClosed(tool=call.tool, reason=f"{type(exc).__name__}: {exc}") from None
+        ctx.state_for(self, _Staged).plan = CommitPlan(
+            call.step, receipt.request_id,
+            [*idents, f"receipt:{receipt.receipt_id}", f"approver:{receipt.approver}"], amount,
+            limits)
         ctx.pending_kv[K_USED + receipt.receipt_id] = canonical_json(
             {"step": call.step, "effect_key": call.effect_key, "at": now,
              "request_id": receipt.request_id})
+
+    def at_intent_commit(self, ctx: Context, tool: Any, call: ToolCall) -> None:
+        """Inside the intent's transaction (:func:`minirt.dispatch.write_intent`): re-check the
+        revocations and reserve the amount under the cumulative limits
+        (:mod:`minirt.approval_commit`); refuse with :class:`~minirt.dispatch.CommitRefused`."""
+        from .dispatch import CommitRefused
+
+        staged = ctx.state_for(self, _Staged)
+        plan, staged.plan = staged.plan, None
+        if call.tool not in self.guards:
+            return
+        if plan is None or plan.step != call.step:  # fail closed: no gate check for this call
+            raise CommitRefused(GateFailedClosed(tool=call.tool,
+                                                 reason="no gate check preceded this intent"))
+        try:
+            check_at_commit(ctx.runtime.store, call.run_id, plan, _revoked)
+        except MinirtError as exc:
+            raise CommitRefused(exc) from None
 
     def _request_for(self, store: Any, receipt: Receipt) -> ApprovalRequest:
         """The request a receipt names, read from the run it names; a receipt naming none is
@@ -684,6 +739,18 @@ class ApprovalGate(RuntimeHook):
             raise ApprovalMismatch(request_id=receipt.request_id, field="request",
                                    approved=receipt.request_id, requested="no such request")
         return ApprovalRequest.from_dict(json.loads(raw))
+
+
+def _revoked(request_id: str, ident: str, at: float) -> MinirtError:
+    return ApprovalRevoked(request_id=request_id, revoked=ident, revoked_at=at)
+
+
+def _limit(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise GateConfigInvalid(option=name, reason="a cumulative limit is an int >= 0 or None")
+    return value
 
 
 def _load(cls: Any, raw: str | None) -> Any:

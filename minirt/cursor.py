@@ -25,6 +25,8 @@ from .errors import MinirtError
 from .journal import Journal, Position
 from .store.base import Event, NewEvent, Store
 
+PATCHED = "patched"  # minirt.kinds.KIND.PATCHED (this module imports no kinds)
+
 
 class PositionInvalid(MinirtError):
     """:meth:`JournalCursor.skip_to` was asked to move the step position back. Not a
@@ -58,6 +60,23 @@ class JournalCursor:
         index = self.decisions
         self.decisions = index + 1
         return index
+
+    def unconsumed(self) -> list[int]:
+        """The recorded positions at or after ``position``: each holds an opening event (or a
+        ``patched`` marker). Empty once a replay consumed its whole history (what the runtime
+        checks at the end of a run: :mod:`minirt.divergence`)."""
+        out = []
+        for step in range(self.position, self.journal.recorded_steps):
+            pos = self.journal.at(step)
+            if pos is not None and (pos.opening is not None
+                                    or any(e.kind == PATCHED for e in pos.extra)):
+                out.append(step)
+        return out
+
+    def heartbeat(self, lease_until: float) -> None:
+        """Renew this incarnation's lease without writing an event (a fenced, empty append):
+        what a long replay, which writes nothing, does so that no one takes the run over."""
+        self.store.append(self.run_id, self.incarnation, [], lease_until=lease_until)
 
     def skip_to(self, position: int) -> None:
         """Move the next position forward to ``position``; never back (PositionInvalid)."""

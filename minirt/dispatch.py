@@ -34,8 +34,8 @@ before the tool is invoked; an answer that never came is reconciled, never taken
 (by the default policy). Not guaranteed: that a custom policy keeps any of this (the course's
 broken designs do not, on purpose).
 
-May import: canonical, errors, idempotency, journal, kinds, resolution, store.base, tools. Not
-runtime (it receives a context; the runtime imports this module).
+May import: canonical, errors, idempotency, journal, kinds, resolution, retry, store.base,
+tools. Not runtime (it receives a context; the runtime imports this module).
 """
 
 from __future__ import annotations
@@ -43,12 +43,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from . import retry
 from .canonical import digest, normalise
 from .errors import MinirtError, RecordedError, describe_exception, from_record, safe_str
 from .idempotency import effect_key
 from .journal import Position, UnresolvedIntent, new_event
 from .kinds import KIND
 from .resolution import Kind
+from .retry import UNKNOWN_EXCEPTIONS
 from .store.base import Event, NewEvent
 from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
 
@@ -123,19 +125,41 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
                  outbox: Mapping[str, Any] | None = None) -> list[Event]:
     """Step 4: journal the intent (with ``kv``) before anything is sent.
 
+    A hook with an ``at_intent_commit(ctx, tool, call)`` method (the approval gate) runs it
+    inside the intent's transaction, so what it reads cannot change before the intent commits;
+    it refuses by raising :class:`CommitRefused`.
+
     A saga's outbox row (``outbox`` given) commits in an explicit transaction with the fault
     point ``inside_commit`` open inside it (see :func:`minirt.effects.commit`)."""
     rt = ctx.runtime
     event = intent_event(ctx, tool, call, raw_digest, outbox=outbox)
     rt.faults.hit("before_intent", step=call.step, tool=tool.name)
-    if outbox is None:
+    checks = [h.at_intent_commit for h in rt.hooks if hasattr(h, "at_intent_commit")]
+    if outbox is None and not checks:
         rows = ctx.append(event, kv=dict(kv) if kv else None)
     else:
-        with rt.store.transaction():
-            rows = ctx.append(event, kv=dict(kv) if kv else None)
-            rt.faults.hit("inside_commit", step=call.step, tool=tool.name)
+        try:
+            with rt.store.transaction():
+                for check in checks:  # inside the intent's transaction: look, then write
+                    check(ctx, tool, call)
+                rows = ctx.append(event, kv=dict(kv) if kv else None)
+                if outbox is not None:
+                    rt.faults.hit("inside_commit", step=call.step, tool=tool.name)
+        except CommitRefused as refused:  # rolled back: journal the refusal instead
+            ctx.append(rejection(ctx, call.step, tool.name, raw_digest, refused.error))
+            raise refused.error from None
     rt.faults.hit("after_intent", step=call.step, tool=tool.name)
     return rows
+
+
+class CommitRefused(Exception):  # noqa: N818 - a carrier, never seen outside this module
+    """Raised by a hook's ``at_intent_commit`` to refuse a call inside the intent's own
+    transaction (which then rolls back); :func:`write_intent` journals ``error`` as the call's
+    ``tool_rejected`` and raises it, as for a refusal in :func:`prepare`."""
+
+    def __init__(self, error: MinirtError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 # -- invoke and settle -----------------------------------------------------------------------------
@@ -157,19 +181,29 @@ def invoke(tool: Tool, call: ToolCall) -> tuple[str, Any]:
         return EXCEPTION, exc
 
 
-def is_unknown(tool: Tool, kind: str) -> bool:
-    """Whether an answer of ``kind`` leaves the effect unknown (to be reconciled)."""
-    return kind == UNKNOWN or (kind == EXCEPTION and tool.effect is not EffectClass.PURE)
+def is_unknown(tool: Tool, kind: str, value: Any = None) -> bool:
+    """Whether an answer of ``kind`` leaves the effect unknown (to be reconciled):
+    :class:`OutcomeUnknown`, or a lost answer (:data:`minirt.retry.UNKNOWN_EXCEPTIONS`, or any
+    exception when ``value`` is not given) from a tool with an outside effect. Any other
+    exception the tool raised is an answer (see :mod:`minirt.retry`)."""
+    if kind == UNKNOWN:
+        return True
+    if kind != EXCEPTION or tool.effect is EffectClass.PURE:
+        return False
+    return value is None or isinstance(value, UNKNOWN_EXCEPTIONS)
 
 
 def why_unknown(kind: str, value: Any) -> str:
     return safe_str(value) if kind == UNKNOWN else describe_exception(value)
 
 
-def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any) -> Any:
-    """Step 6: journal the answer :func:`invoke` classified (or reconcile a lost one)."""
+def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any, *,
+           retries: bool = True) -> Any:
+    """Step 6: journal the answer :func:`invoke` classified (or reconcile a lost one). An
+    answered error follows the tool's retry policy (:mod:`minirt.retry`) unless ``retries`` is
+    False (a fan-out wave settles its children without parking the run in the middle)."""
     faults = ctx.runtime.faults
-    if kind != VALUE and is_unknown(tool, kind):
+    if kind != VALUE and is_unknown(tool, kind, value):
         return ctx.runtime.policy.reconcile(ctx, tool, call, why_unknown(kind, value))
     faults.hit("after_provider_commit", step=call.step, tool=call.tool)
     if kind == VALUE:
@@ -180,9 +214,26 @@ def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any) -> A
                               normalised=True)
     err = value if kind == ERROR else RecordedError(type_name=type(value).__name__,
                                                     detail=safe_str(value))
+    if retries and retry.answered(ctx, tool, call, err, value):  # another attempt, after a wait
+        return retry_attempt(ctx, tool, call)
     faults.hit("before_result", step=call.step, tool=call.tool)
     return record_outcome(ctx, call, KIND.TOOL_ERROR,
                           {"effect_key": call.effect_key, "error": err.to_record()}, err)
+
+
+def retry_attempt(ctx: Context, tool: Tool, call: ToolCall) -> Any:
+    """The next attempt of a call whose answered error the retry policy retries: wait durably
+    (:func:`minirt.retry.wait` parks the run until due), then journal an ``attempt`` and deliver
+    it with the same effect key (the ``before_redispatch`` hooks may refuse it)."""
+    failed = retry.wait(ctx, call)
+    rt = ctx.runtime
+    resend = resend_of(ctx, call, call.attempt + 1)
+    for hook in rt.hooks:
+        hook.before_redispatch(ctx, tool, resend)
+    ctx.append(new_event(rt.store, KIND.ATTEMPT, call.step,
+                         {"effect_key": call.effect_key, "attempt": resend.attempt,
+                          "retry": failed}, ctx.now_raw()))
+    return rt.policy.deliver(ctx, tool, resend)
 
 
 def deliver(ctx: Context, tool: Tool, call: ToolCall) -> Any:
@@ -224,7 +275,9 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
                               extra=(note,))
     if res.kind == Kind.REDISPATCH:
         attempt = call.attempt + 1
-        if attempt > rt.max_attempts:
+        # max_attempts bounds the resends of unknown outcomes; the retries of answered errors
+        # (minirt.retry) are the retry policy's to count, not this budget's
+        if attempt - retry.failed_attempts(ctx.journal.at(call.step)) > rt.max_attempts:
             raise UnresolvedIntent(run_id=ctx.run_id, step=call.step, tool=call.tool,
                                    effect_key=call.effect_key,
                                    reason=f"gave up after {rt.max_attempts} attempts")
@@ -261,6 +314,8 @@ def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> 
     if opening.kind == KIND.TOOL_REJECTED:
         raise from_record(rec["error"])
     call = recorded_call(ctx, pos, tool)
+    if pos.outcome is None and retry.pending(ctx, pos) is not None:  # in a retry's wait
+        return retry_attempt(ctx, tool, call)
     if pos.outcome is None:
         return ctx.runtime.policy.reconcile(ctx, tool, call, "recorded intent without an outcome")
     out = ctx.journal.payload(pos.outcome)

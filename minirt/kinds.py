@@ -35,6 +35,10 @@ class EventKind(StrEnum):
     # reconciliation (minirt.dispatch)
     RECONCILED = "reconciled"
     ATTEMPT = "attempt"
+    # retries of answered errors (minirt.retry)
+    RETRY_SCHEDULED = "retry_scheduled"
+    # intended code changes (minirt.divergence: ctx.patched)
+    PATCHED = "patched"
     # fan-out (minirt.scheduler)
     WAVE = "wave"
     # sagas (minirt.effects)

@@ -41,8 +41,10 @@ from .idempotency import KeyFunction, effect_key
 from .journal import Journal, NonDeterminism, Position, UnresolvedIntent, describe, new_event
 from .kinds import KIND
 from .resolution import Kind, Resolution
+from .retry import RetryPolicy, RetryPolicyInvalid
 from .run import RunEvent, RunIsTerminal, RunState, StaleIncarnation
 from .store.base import Event, NewEvent, Store, StoreFault
+from .timers import Parked
 from .tools import EffectClass, Tool, ToolCall, has_lookup
 
 __all__ = ["Context", "DispatchPolicy", "Kind", "Model", "PositionInvalid", "ReconcilePolicy",
@@ -164,6 +166,11 @@ class RuntimeHook:
     def after_outcome(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
         """After a tool outcome is journaled (or replayed: ``ctx.replaying``)."""
 
+    # Optional, not defined here (its presence makes the intent commit in an explicit
+    # transaction): ``at_intent_commit(ctx, tool, call)`` runs inside the transaction that
+    # commits the call's intent and may refuse it with :class:`minirt.dispatch.CommitRefused`
+    # (the approval gate re-checks revocations and cumulative limits there).
+
     def before_redispatch(self, ctx: Context, tool: Tool, call: ToolCall) -> None:
         """Before a resend of an unresolved call (``call.attempt`` is the new attempt's number),
         after reconciliation allowed it. A :class:`MinirtError` raised here refuses the resend;
@@ -228,6 +235,9 @@ class Context:
         # quiescence check reads); empty whenever the workflow is at a cancellation point.
         self.children_in_flight: set[int] = set()
         self._state: dict[int, tuple[object, Any]] = {}  # id(owner) -> (owner, its state)
+        # Invariant: when a replay renews the lease next (a third of lease_for after the last
+        # renewal; the claim that started this execution set the lease).
+        self._renew_at = runtime.clock.now() + runtime.lease_for / 3
 
     # -- the seam -------------------------------------------------------------------------------
 
@@ -240,6 +250,12 @@ class Context:
             hook.at_checkpoint(self)
         p, pos = self.cursor.claim()
         self.replaying = pos is not None
+        if pos is not None:  # a replay writes nothing: renew the lease as it goes
+            rt = self.runtime
+            now = rt.clock.now()
+            if now >= self._renew_at:
+                self.cursor.heartbeat(now + rt.lease_for)
+                self._renew_at = now + rt.lease_for / 3
         return p, pos
 
     def skip_to(self, position: int) -> None:
@@ -275,8 +291,14 @@ class Context:
 
     def diverged(self, step: int, recorded: Event | None, requested: str) -> NonDeterminism:
         """The error for a replay that asks for ``requested`` where ``recorded`` is."""
-        return NonDeterminism(run_id=self.run_id, step=step, recorded=describe(recorded),
-                              requested=requested)
+        text = describe(recorded)
+        if recorded is None:  # a position holding only a ctx.patched marker
+            pos = self.journal.at(step)
+            marks = [self.journal.payload(e).get("name") for e in (pos.extra if pos else ())
+                     if e.kind == KIND.PATCHED]
+            if marks:
+                text = f"patch marker {marks[0]!r}"
+        return NonDeterminism(run_id=self.run_id, step=step, recorded=text, requested=requested)
 
     def positioned(self, step: int, kind: str, name: str, replayed: bool) -> None:
         """Tell the hooks that position ``step`` completed (fresh or replayed)."""
@@ -321,6 +343,14 @@ class Context:
         except MinirtError as exc:
             steps.record_step(self, p, name, error=exc)
         return steps.record_step(self, p, name, value, normalised=True)
+
+    def patched(self, name: str) -> bool:
+        """Whether to run the code of the intended change ``name``: True for a new execution
+        (a ``patched`` marker is journaled here) and for a replay that recorded the marker;
+        False for a history recorded before the change (:mod:`minirt.divergence`)."""
+        from .divergence import patched
+
+        return patched(self, name)
 
     def now(self) -> float:
         """The time, recorded as a step, so replay sees the same time."""
@@ -443,8 +473,8 @@ class Runtime:
                  worker_id: str | None = None, lease_for: float = 30.0,
                  reconcile: ReconcilePolicy | None = None, hooks: Iterable[RuntimeHook] = (),
                  scopes: Iterable[str] = (), max_attempts: int = 5,
-                 key_for: KeyFunction | None = None, policy: DispatchPolicy | None = None
-                 ) -> None:
+                 key_for: KeyFunction | None = None, policy: DispatchPolicy | None = None,
+                 retry: RetryPolicy | None = None) -> None:
         self.store = store
         self.tools: dict[str, Tool] = {}
         for t in tools:
@@ -466,6 +496,11 @@ class Runtime:
         # How runs journal and settle calls (minirt.dispatch); the course's broken designs
         # are policies, never Context overrides.
         self.policy: DispatchPolicy = policy or DEFAULT_POLICY
+        # What an answered tool error does when the tool declares no policy (minirt.retry):
+        # None is NO_RETRY (recorded at once).
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise RetryPolicyInvalid(field="retry", value=retry, reason="must be a RetryPolicy")
+        self.retry: RetryPolicy | None = retry
 
     # -- registration -------------------------------------------------------------------------
 
@@ -521,7 +556,12 @@ class Runtime:
         rec = self.store.get_run(run_id)
         if rec.run.is_terminal:
             return self.outcome(run_id)
-        if rec.run.state is RunState.WAITING:  # nothing to do until a signal wakes it
+        if rec.run.state is RunState.WAITING and rec.run.detail.get("diverged"):
+            now = self.clock.now()  # parked by a divergence: resuming replays it again
+            self.store.transition(run_id, RunEvent("wake", at=now, detail={"diverged": None}),
+                                  events=[self.transition_event("wake", now,
+                                                                reason="resume after divergence")])
+        elif rec.run.state is RunState.WAITING:  # nothing to do until a signal wakes it
             return RunOutcome(run_id, RunState.WAITING)
         now = self.clock.now()
         run = self.store.transition(
@@ -547,7 +587,8 @@ class Runtime:
     def work(self, *, max_runs: int | None = None,
              workflows: Iterable[str] | None = None) -> list[RunOutcome]:
         """Worker loop: claim runnable runs (pending, or with an expired lease) until none is
-        left or ``max_runs`` were executed."""
+        left or ``max_runs`` were executed. A run taken over by another worker meanwhile
+        (:class:`~minirt.run.StaleIncarnation` on a write) is left to it, not raised."""
         done: list[RunOutcome] = []
         names = list(workflows) if workflows is not None else list(self.workflows)
         from .timers import fire_due_throttled
@@ -561,8 +602,11 @@ class Runtime:
                 if fire_due_throttled(self, idle=True):
                     continue
                 break
-            done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,
-                                      rec.run.incarnation))
+            try:
+                done.append(self._execute(rec.run.run_id, rec.workflow, rec.input_json,
+                                          rec.run.incarnation))
+            except StaleIncarnation:  # taken over while this worker was slow: its run now,
+                continue  # this one's writes were fenced out; go on with the others
         return done
 
     def transition_event(self, kind: str, at: float, **detail: Any) -> NewEvent:
@@ -618,20 +662,30 @@ class Runtime:
             value = fn(ctx, ctx.input)
         except Suspend as s:
             return self._suspend(ctx, s.name)
+        except Parked as parked:  # a durable timer not yet due (a retry's wait, minirt.retry)
+            return self._suspend(ctx, parked.name)
         except StaleIncarnation:
             raise  # a zombie: another incarnation owns the run now; write nothing, not even "fail"
         except StoreFault:
             raise  # the store could not record the last write (full, lost): a crash, not a failure
+        except NonDeterminism as exc:  # a changed or removed call: parked, not failed
+            return self._park_diverged(ctx, exc)
         except UnresolvedIntent as exc:
             if self.store.get_run(run_id).run.state is RunState.RUNNING:
                 self._finish(ctx, "effect_unknown", {"error": exc.to_record()})
             self.notify_end(ctx, RunState.UNCERTAIN)
             return RunOutcome(run_id, RunState.UNCERTAIN, error=exc)
         except (MinirtError, ToolError) as exc:
-            return self._fail(ctx, exc)
+            return self._fail_or_park(ctx, exc)
         except Exception as exc:  # a bug in the workflow: recorded, so it is visible and final
-            return self._fail(ctx, RecordedError(type_name=type(exc).__name__,
-                                                 detail=safe_str(exc)))
+            return self._fail_or_park(ctx, RecordedError(type_name=type(exc).__name__,
+                                                         detail=safe_str(exc)))
+        from .divergence import HistoryNotConsumed, check_consumed
+
+        try:  # every recorded position must have been claimed again (a removed call is not)
+            check_consumed(ctx)
+        except HistoryNotConsumed as exc:
+            return self._park_diverged(ctx, exc)
         try:
             value = normalise(value, "result")
         except MinirtError as exc:  # a result that is not JSON: the run fails, named
@@ -661,6 +715,33 @@ class Runtime:
         self.notify_end(ctx, RunState.WAITING)
         return RunOutcome(ctx.run_id, self.store.get_run(ctx.run_id).run.state)
 
+    def _fail_or_park(self, ctx: Context, exc: MinirtError) -> RunOutcome:
+        """Fail the run, unless recorded positions were never reached: then the code changed
+        under the history (it fails where it never failed before) and the run is parked."""
+        from .divergence import HistoryNotConsumed, check_consumed
+
+        try:
+            check_consumed(ctx, requested=f"a failure ({type(exc).__name__}: {exc})"[:300])
+        except HistoryNotConsumed as diverged:
+            return self._park_diverged(ctx, diverged)
+        return self._fail(ctx, exc)
+
+    def _park_diverged(self, ctx: Context, exc: NonDeterminism) -> RunOutcome:
+        """Park a diverged run (WAITING, ``detail["diverged"]``, no wake-up by signal or timer)
+        so that rolling the deploy back and resuming finishes it (:mod:`minirt.divergence`)."""
+        from .divergence import parked_detail
+
+        with self.store.transaction():
+            state = self.store.get_run(ctx.run_id).run.state
+            if state not in (RunState.RUNNING, RunState.UNCERTAIN):  # cleanup: as before
+                return self._fail(ctx, exc)
+            if state is RunState.UNCERTAIN:  # the open intent is reconciled on the next replay
+                self._finish(ctx, "effect_resolved", {"parked": "diverged"})
+            self._finish(ctx, "wait", parked_detail(ctx, exc,
+                                                    uncertain=state is RunState.UNCERTAIN))
+        self.notify_end(ctx, RunState.WAITING)
+        return RunOutcome(ctx.run_id, RunState.WAITING, error=exc)
+
     def _fail(self, ctx: Context, exc: MinirtError) -> RunOutcome:
         if self.store.get_run(ctx.run_id).run.state is RunState.UNCERTAIN:
             self._finish(ctx, "effect_resolved", {})
@@ -683,6 +764,9 @@ class Runtime:
             return RunOutcome(run_id, run.state, end.get("result"))
         if run.state is RunState.FAILED:
             return RunOutcome(run_id, run.state, error=from_record(end.get("error") or {}))
+        diverged = run.detail.get("diverged") if run.state is RunState.WAITING else None
+        if isinstance(diverged, dict) and isinstance(diverged.get("error"), dict):
+            return RunOutcome(run_id, run.state, error=from_record(diverged["error"]))
         return RunOutcome(run_id, run.state)
 
     def signal(self, run_id: str, name: str, payload: Any = None) -> None:

@@ -506,7 +506,8 @@ class _FanOut:
         if dispatch.is_unknown(tool, kind):
             unknown.append((i, tool, call, dispatch.why_unknown(kind, value)))
             return
-        self._settle(i, lambda: dispatch.settle(self.ctx, tool, call, kind, value))
+        self._settle(i, lambda: dispatch.settle(self.ctx, tool, call, kind, value,
+                                                retries=False))
 
     def _settle(self, i: int, outcome: Callable[[], Any]) -> None:
         try:

@@ -142,8 +142,8 @@ class TypedTool(FunctionTool):
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None,
                  effect: EffectClass | str = EffectClass.PURE,
                  lookup: Callable[[ToolCall], Lookup] | None = None,
-                 description: str | None = None) -> None:
-        super().__init__(fn, name=name, effect=EffectClass(effect), lookup=lookup)
+                 description: str | None = None, retry: Any = None) -> None:
+        super().__init__(fn, name=name, effect=EffectClass(effect), lookup=lookup, retry=retry)
         self.description = description if description is not None else (
             inspect.getdoc(fn) or "")
         self.input_model = input_model_from(fn, name=self.name, injected=self.injected_params)
@@ -185,14 +185,15 @@ class AsyncToolNeedsAwait(MinirtError):
 
 
 def tool(effect: EffectClass | str = EffectClass.PURE, *, name: str | None = None,
-         lookup: Callable[[ToolCall], Lookup] | None = None, description: str | None = None
-         ) -> Callable[[Callable[..., Any]], TypedTool]:
+         lookup: Callable[[ToolCall], Lookup] | None = None, description: str | None = None,
+         retry: Any = None) -> Callable[[Callable[..., Any]], TypedTool]:
     """Decorator (``from minirt import tool``): ``@tool(EffectClass.KEYED)`` turns a function
     into a :class:`TypedTool`, typed from its hints. (``minirt.tools.tool`` is the untyped
     primitive of the lower layer.)"""
 
     def wrap(fn: Callable[..., Any]) -> TypedTool:
-        return TypedTool(fn, name=name, effect=effect, lookup=lookup, description=description)
+        return TypedTool(fn, name=name, effect=effect, lookup=lookup, description=description,
+                         retry=retry)
 
     return wrap
 

@@ -84,16 +84,39 @@ class FunctionTool:
 
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None,
                  effect: EffectClass = EffectClass.PURE,
-                 lookup: Callable[[ToolCall], Lookup] | None = None) -> None:
+                 lookup: Callable[[ToolCall], Lookup] | None = None,
+                 retry: Any = None) -> None:
         self.fn = fn
         self.name = name or fn.__name__
         self.effect = EffectClass(effect)
         self._lookup = lookup
-        self._wants_call = "call" in inspect.signature(fn).parameters
+        # a minirt.retry.RetryPolicy, or None (the runtime's default applies)
+        self.retry = _check_retry(self.name, retry)
+        sig = inspect.signature(fn)
+        self._wants_call = "call" in sig.parameters
+        self._signature: inspect.Signature | None = None
+        if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+            self._signature = sig.replace(parameters=[
+                p for n, p in sig.parameters.items() if not (n == "call" and self._wants_call)])
 
     def prepare(self, args: dict[str, Any], scopes: frozenset[str]) -> dict[str, Any]:
         if not isinstance(args, dict):
             raise ToolArgumentsInvalid(tool=self.name, reason="arguments must be a JSON object")
+        if self._signature is not None and type(self).invoke is FunctionTool.invoke:
+            # refused here, before anything is journaled or sent (a subclass that passes extra
+            # arguments of its own to ``fn`` checks its own)
+            unknown = sorted(str(k) for k in args if k not in self._signature.parameters
+                             or self._signature.parameters[k].kind
+                             in (inspect.Parameter.POSITIONAL_ONLY,
+                                 inspect.Parameter.VAR_POSITIONAL))
+            if unknown:
+                raise ToolArgumentsInvalid(
+                    tool=self.name, reason=f"unknown argument(s) {', '.join(unknown)} (accepts: "
+                    f"{', '.join(self._signature.parameters) or 'none'})")
+            try:
+                self._signature.bind(**{str(k): v for k, v in args.items()})
+            except TypeError as exc:
+                raise ToolArgumentsInvalid(tool=self.name, reason=str(exc)) from None
         return dict(args)
 
     def invoke(self, call: ToolCall) -> Any:
@@ -119,13 +142,32 @@ class ToolArgumentsInvalid(MinirtError):
     template = "arguments for {tool} are invalid: {reason}"
 
 
+class ToolDeclarationInvalid(MinirtError):
+    """A tool declared with an option of the wrong kind (checked when the tool is built)."""
+
+    fields = ("tool", "option", "reason")
+    template = "tool {tool!r}: {option}= {reason}"
+
+
+def _check_retry(name: str, policy: Any) -> Any:
+    # duck-typed: this lower layer does not import minirt.retry (see tests/test_seams.py)
+    if policy is not None and not (callable(getattr(policy, "retryable", None))
+                                   and callable(getattr(policy, "delay", None))
+                                   and isinstance(getattr(policy, "attempts", None), int)):
+        raise ToolDeclarationInvalid(tool=name, option="retry",
+                                     reason=f"must be a minirt.retry.RetryPolicy, not {policy!r}")
+    return policy
+
+
 def tool(effect: EffectClass | str = EffectClass.PURE, *, name: str | None = None,
-         lookup: Callable[[ToolCall], Lookup] | None = None
+         lookup: Callable[[ToolCall], Lookup] | None = None, retry: Any = None
          ) -> Callable[[Callable[..., Any]], FunctionTool]:
-    """Decorator: ``@tool(EffectClass.KEYED)`` turns a function into a :class:`FunctionTool`."""
+    """Decorator: ``@tool(EffectClass.KEYED)`` turns a function into a :class:`FunctionTool`;
+    ``retry=RetryPolicy(...)`` (:mod:`minirt.retry`) retries its answered errors."""
 
     def wrap(fn: Callable[..., Any]) -> FunctionTool:
-        return FunctionTool(fn, name=name, effect=EffectClass(effect), lookup=lookup)
+        return FunctionTool(fn, name=name, effect=EffectClass(effect), lookup=lookup,
+                            retry=retry)
 
     return wrap
 

@@ -258,7 +258,8 @@ MAY_IMPORT = {
     "cursor": {"errors", "journal", "store.base"},
     "idempotency": {"canonical", "errors", "journal", "resolution", "tools"},
     "dispatch": {"canonical", "errors", "idempotency", "journal", "kinds", "resolution",
-                 "store.base", "tools"},
+                 "retry", "store.base", "tools"},
+    "retry": {"canonical", "errors", "journal", "kinds", "timers"},
 }
 
 

@@ -583,7 +583,9 @@ def _changed_workflow(lookup: LookupFn) -> list[str]:
             rt.close()
         refunds = RefundWorld(wd).counts().get("refund", 0)
     err = outcome.error
-    if outcome.state is not RunState.FAILED or not isinstance(err, NonDeterminism):
+    # the runtime parks a diverged run (WAITING, resumable after a rollback: issue 19)
+    if outcome.state not in (RunState.FAILED, RunState.WAITING) \
+            or not isinstance(err, NonDeterminism):
         return [f"[divergence] a workflow changed at step 4 replayed to {outcome.state.value} "
                 f"({type(err).__name__ if err else 'no error'}), not to a NonDeterminism"]
     if err.step != 4 or refunds != 1:

@@ -34,6 +34,7 @@ from ..effects import SAGA_STOPS, Planner, Saga, compensation_key, plan_compensa
 from ..effects import request_abort as _request_abort
 from ..faults import Faults, Outcome, Verdict
 from ..idempotency import EffectLedger, reconcile_by_lookup
+from ..journal import NonDeterminism
 from ..run import RunNotFound, RunState
 from ..runtime import RunOutcome, Runtime, ScriptedModel
 from ..store.sqlite import SQLiteStore
@@ -175,7 +176,10 @@ def judge(pay: EffectLedger, book: EffectLedger, mail: EffectLedger,
           outcome: RunOutcome) -> Verdict:
     """The ledgers against the run's result (see the module docstring for what CLEAN means)."""
     if outcome.state is not RunState.SUCCEEDED:
-        kind = Outcome.WRONG if outcome.state is RunState.FAILED else Outcome.STUCK
+        # a run parked because its code diverged from its journal is a wrong run, as when
+        # divergence failed it (minirt.divergence parks it so a rollback can finish it)
+        wrong = outcome.state is RunState.FAILED or isinstance(outcome.error, NonDeterminism)
+        kind = Outcome.WRONG if wrong else Outcome.STUCK
         return Verdict(kind, f"run ended {outcome.state.value}: {outcome.error}")
     charges, refunds = pay.effects("charge"), pay.effects("refund")
     bookings, cancels = book.effects("booking"), book.effects("cancellation")

@@ -37,6 +37,7 @@ from ..canonical import canonical_json
 from ..clock import FakeClock
 from ..errors import MinirtError
 from ..faults import Faults, Outcome, Verdict
+from ..journal import NonDeterminism
 from ..run import RunState
 from ..runtime import Context, Runtime, RuntimeHook, ScriptedModel
 from ..scheduler import Call, ChildCancelled, current_scope, parallel, plan_waves, ref
@@ -394,7 +395,10 @@ def judge(shop: ShopProvider, rt: Runtime, run_id: str, expected: Any) -> Verdic
     """The shop's ledger and the journal against the crash-free run (module docstring)."""
     outcome = rt.outcome(run_id)
     if outcome.state is not RunState.SUCCEEDED:
-        kind = Outcome.WRONG if outcome.state is RunState.FAILED else Outcome.STUCK
+        # a run parked because its code diverged from its journal is a wrong run, as when
+        # divergence failed it (minirt.divergence parks it so a rollback can finish it)
+        wrong = outcome.state is RunState.FAILED or isinstance(outcome.error, NonDeterminism)
+        kind = Outcome.WRONG if wrong else Outcome.STUCK
         return Verdict(kind, f"run ended {outcome.state.value}: {outcome.error}")
     for kind in WRITES:
         n = len(shop.effects(kind))
