@@ -135,8 +135,8 @@ def test_a_replay_that_asks_for_another_tool_diverges(tmp_path: Path) -> None:
         await ctx.call_tool("refund", order_id="o1", amount_cents=1)
 
     h.workflow = other
-    out = h.run()
-    assert out.state.value == "failed" and isinstance(out.error, NonDeterminism)
+    out = h.run()  # parked for an operator (issue 19), as a sync run is: not failed for good
+    assert out.state.value == "waiting" and isinstance(out.error, NonDeterminism)
 
 
 def test_a_custom_policy_and_a_running_loop_are_refused_by_name(tmp_path: Path) -> None:
