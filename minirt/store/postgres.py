@@ -72,7 +72,9 @@ from ..run import (
 )
 from .base import (
     GENESIS,
+    PAGE_SIZE,
     ArtifactMissing,
+    ChainVerifier,
     Event,
     JournalCorrupted,
     NewEvent,
@@ -84,9 +86,8 @@ from .base import (
     artifact_refs,
     chain,
     check_prune_age,
+    index_from,
     not_storable,
-    verify,
-    verify_head,
     verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
@@ -186,9 +187,6 @@ class PostgresStore:
         self.chain_keys = resolve(chain_key)
         #: Runs that :meth:`claim_next` skipped because their journal did not verify.
         self.refused: dict[str, MinirtError] = {}
-        # run_id -> the journal its last claim here verified, with the claim's rows; used once,
-        # by the next read, and only if the run's head is still that journal's last row.
-        self._claimed: dict[str, list[Event]] = {}
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
         self._rejections: list[tuple[Any, ...]] = []  # stale writes to record after rollback
@@ -342,18 +340,15 @@ class PostgresStore:
                     self._note_stale(run_id, event.kind, event.incarnation, current.incarnation,
                                      exc)
                 raise
-            verified = None
             if event.kind == "claim":  # verify before the claim writes anything (a resume)
-                verified = self._verify_txn(db, row)
+                self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
             if event.kind == "claim":
                 self._claimed_txn(db, new, event.at)
-            appended = (self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
-                        if events else [])
+            if events:
+                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
             if kv:
                 self._kv_txn(db, run_id, kv)
-        if verified is not None:
-            self._remember_claim(run_id, verified + appended)
         return new
 
     def claim_next(self, worker_id: str, at: float, lease_for: float,
@@ -381,7 +376,7 @@ class PostgresStore:
                 if row is None:
                     return None
                 try:  # verify before the claim writes anything; a corrupted run is skipped
-                    verified = self._verify_txn(db, row)
+                    self._verify_txn(db, row)
                 except (JournalCorrupted, ChainKeyUnknown) as exc:
                     self.refused[row[0]] = exc
                     skipped.append(row[0])
@@ -393,9 +388,8 @@ class PostgresStore:
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
             self._claimed_txn(db, new, at)
-            appended = (self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1],
-                                         events) if events else [])
-        self._remember_claim(new.run_id, verified + appended)
+            if events:
+                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: Any, new: Run, expected_revision: int, at: float) -> None:
@@ -463,39 +457,64 @@ class PostgresStore:
         The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
         rows are also checked against the run's head (``last_seq``/``last_digest``, written in
         the same transaction as every append). The head is read first: a concurrent append can
-        only add rows after it. Right after a claim by this store, the journal that claim verified
-        (plus its own rows) is returned instead, once, if the head is still its last row: the
-        replay uses exactly what was verified, and a resume verifies once, not twice.
+        only add rows after it. The whole list is built: use :meth:`iter_events` to stream.
         """
-        claimed = self._claimed.pop(run_id, None)
+        return list(self.iter_events(run_id, after_seq=after_seq))
+
+    def iter_events(self, run_id: str, *, after_seq: int = 0,
+                    page_size: int = PAGE_SIZE) -> Iterator[Event]:
+        """The run's journal as :meth:`read` checks it, streamed in pages of ``page_size`` rows
+        (keyset pagination on ``seq``), the chain verified as it streams; memory is one page.
+        A bad row raises :class:`JournalCorrupted` when the stream reaches it (see
+        :meth:`minirt.store.sqlite.SQLiteStore.iter_events`)."""
+        if page_size < 1:
+            raise ValueError(f"page_size must be at least 1, not {page_size!r}")
         head = self._query("SELECT last_seq, last_digest FROM runs WHERE run_id=%s", (run_id,),
                            one=True)
-        if claimed is not None and _is_head(claimed, head):
-            return claimed[after_seq:]
-        rows = self._query(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
-                           (run_id,))
-        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
-        verify_head(run_id, events, head)
-        return events[after_seq:] if after_seq else events
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        last = 0
+        while True:
+            rows = self._query(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s AND seq>%s"
+                               " ORDER BY seq LIMIT %s", (run_id, last, page_size))
+            for r in rows:
+                e = Event(*r)
+                checker.check(e)
+                if e.seq > after_seq:
+                    yield e
+            if len(rows) < page_size:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
 
-    def _remember_claim(self, run_id: str, events: list[Event]) -> None:
-        """Keep the journal a claim verified (plus the claim's own rows) for the replay's read:
-        the replay then uses exactly what was verified, without reading it again."""
-        self._claimed[run_id] = events
-        while len(self._claimed) > 4:
-            self._claimed.pop(next(iter(self._claimed)))
+    def step_index(self, run_id: str) -> Sequence[int] | dict[int, int]:
+        """For each recorded step position, the last seq that records it (see
+        :meth:`minirt.store.sqlite.SQLiteStore.step_index`); not verified."""
+        return index_from(self._query("SELECT step, MAX(seq) FROM events WHERE run_id=%s AND"
+                                      " step IS NOT NULL GROUP BY step", (run_id,)))
 
-    def _verify_txn(self, db: Any, row: Sequence[Any]) -> list[Event]:
+    def _verify_txn(self, db: Any, row: Sequence[Any]) -> None:
         """Verify the run's whole journal inside the open transaction (before a claim), and the
         run row's workflow and input against the journal's first event (``row``: the run's
-        columns, ending with its head ``last_seq, last_digest``)."""
+        columns, ending with its head ``last_seq, last_digest``). Streams page by page and
+        keeps nothing but the first event."""
         run_id = row[0]
-        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
-                          (run_id,)).fetchall()
-        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
-        verify_head(run_id, events, (row[-2], row[-1]))
-        verify_origin(run_id, events, row[1], row[2])
-        return events
+        head = (row[-2], row[-1])
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        first: list[Event] = []
+        last = 0
+        while True:
+            rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s AND seq>%s"
+                              " ORDER BY seq LIMIT %s", (run_id, last, PAGE_SIZE)).fetchall()
+            for r in rows:
+                e = Event(*r)
+                checker.check(e)
+                if not first:
+                    first.append(e)
+            if len(rows) < PAGE_SIZE:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
+        verify_origin(run_id, first, row[1], row[2])
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
@@ -652,15 +671,6 @@ _TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
 
 class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
     pass
-
-
-def _is_head(events: list[Event], head: Any) -> bool:
-    """Whether ``events`` end where the run's recorded head ``(last_seq, last_digest)`` is."""
-    if head is None:
-        return False
-    if not events:
-        return int(head[0]) == 0
-    return (int(head[0]), str(head[1])) == (events[-1].seq, events[-1].digest)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -47,7 +47,9 @@ from ..run import (
 )
 from .base import (
     GENESIS,
+    PAGE_SIZE,
     ArtifactMissing,
+    ChainVerifier,
     Event,
     JournalCorrupted,
     NewEvent,
@@ -59,9 +61,8 @@ from .base import (
     artifact_refs,
     chain,
     check_prune_age,
+    index_from,
     not_storable,
-    verify,
-    verify_head,
     verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
@@ -137,9 +138,6 @@ class SQLiteStore:
         # run_id -> (incarnation, last_seq, last_digest) as this process last wrote them. Only a
         # hint: the fast append path re-checks all three in its UPDATE's WHERE clause.
         self._heads: dict[str, tuple[int, int, str]] = {}
-        # run_id -> the journal its last claim here verified, with the claim's rows; used once,
-        # by the next read, and only if the run's head is still that journal's last row.
-        self._claimed: dict[str, list[Event]] = {}
         #: Runs that :meth:`claim_next` skipped because their journal did not verify (run id ->
         #: the error). They stay as they are, for an operator (``minirt show`` names the row).
         self.refused: dict[str, MinirtError] = {}
@@ -259,16 +257,13 @@ class SQLiteStore:
                 raise RevisionConflict(run_id=run_id, expected=expected_revision,
                                        actual=current.revision)
             new = self.apply_event(current, event)
-            verified = None
             if event.kind == "claim":  # verify before the claim writes anything (a resume)
-                verified = self._verify_txn(db, row)
+                self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
-            appended = (self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
-                        if events else [])
+            if events:
+                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
             if kv:
                 self._kv_txn(db, run_id, kv)
-        if verified is not None:
-            self._remember_claim(run_id, verified + appended)
         return new
 
     def apply_event(self, run: Run, event: RunEvent) -> Run:
@@ -298,7 +293,7 @@ class SQLiteStore:
                 if row is None:
                     return None
                 try:  # verify before the claim writes anything; a corrupted run is skipped
-                    verified = self._verify_txn(db, row)
+                    self._verify_txn(db, row)
                 except (JournalCorrupted, ChainKeyUnknown) as exc:
                     self.refused[row[0]] = exc
                     skipped.append(row[0])
@@ -309,9 +304,8 @@ class SQLiteStore:
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
-            appended = (self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1],
-                                         events) if events else [])
-        self._remember_claim(new.run_id, verified + appended)
+            if events:
+                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: sqlite3.Connection, new: Run, expected_revision: int,
@@ -395,45 +389,91 @@ class SQLiteStore:
         The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
         rows are also checked against the run's head (``last_seq``/``last_digest``, written in
         the same transaction as every append). The head is read first: a concurrent append can
-        only add rows after it. Right after a claim by this store, the journal that claim verified
-        (plus its own rows) is returned instead, once, if the head is still its last row: the
-        replay uses exactly what was verified, and a resume verifies once, not twice.
+        only add rows after it. The whole list is built: use :meth:`iter_events` to stream.
         """
+        return list(self.iter_events(run_id, after_seq=after_seq))
+
+    def iter_events(self, run_id: str, *, after_seq: int = 0,
+                    page_size: int = PAGE_SIZE) -> Iterator[Event]:
+        """The run's journal as :meth:`read` checks it, streamed in pages of ``page_size`` rows
+        (keyset pagination on ``seq``), the chain verified as it streams.
+
+        Memory is one page, whatever the journal's length. Every row is verified, from seq 1
+        even when ``after_seq`` skips the front; a bad row raises :class:`JournalCorrupted` when
+        the stream reaches it (the rows before it were yielded: a caller that must not act on
+        a corrupted journal verifies it whole first, as a claim does). The store's lock is held
+        while a page is fetched, not between pages, so other threads write meanwhile."""
+        if page_size < 1:
+            raise ValueError(f"page_size must be at least 1, not {page_size!r}")
         with self._lock:
-            claimed = self._claimed.pop(run_id, None)
             try:
                 head = self._db.execute("SELECT last_seq, last_digest FROM runs WHERE run_id=?",
                                         (run_id,)).fetchone()
-                if claimed is not None and _is_head(claimed, head):
-                    return claimed[after_seq:]
-                rows = self._db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=?"
-                                        " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
             except UnicodeEncodeError as exc:
                 raise not_storable(exc) from None
-        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
-        verify_head(run_id, events, head)
-        return events[after_seq:] if after_seq else events
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        last = 0
+        while True:
+            with self._lock:
+                rows = self._page(self._db, run_id, last, page_size)
+            for e in _checked(checker, rows):
+                if e.seq > after_seq:
+                    yield e
+            if len(rows) < page_size:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
 
-    def _remember_claim(self, run_id: str, events: list[Event]) -> None:
-        """Keep the journal a claim verified (plus the claim's own rows) for the replay's read:
-        the replay then uses exactly what was verified, without reading it again."""
-        self._claimed[run_id] = events
-        while len(self._claimed) > 4:
-            self._claimed.pop(next(iter(self._claimed)))
+    def _page(self, db: sqlite3.Connection, run_id: str, after: int, limit: int) -> list[Any]:
+        try:
+            return db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=? AND seq>?"
+                              " ORDER BY seq LIMIT ?", (run_id, after, limit)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+        except UnicodeEncodeError as exc:
+            raise not_storable(exc) from None
 
-    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> list[Event]:
+    def step_index(self, run_id: str) -> Sequence[int] | dict[int, int]:
+        """For each recorded step position ``p``, the last seq of the run's journal that records
+        it (an array indexed by ``p``, 0 where none does; a dict when the positions are sparse). What a
+        streamed replay needs to know when it has read everything recorded at a position;
+        it is read from the rows and is not verified (the stream that follows is)."""
+        with self._lock:
+            try:
+                rows = self._db.execute("SELECT step, MAX(seq) FROM events WHERE run_id=? AND"
+                                        " step IS NOT NULL GROUP BY step", (run_id,)).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
+        return index_from(rows)
+
+    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> None:
         """Verify the run's whole journal inside the open transaction (before a claim), and the
         run row's workflow and input against the journal's first event (``row``: the run's
-        columns, ending with its head ``last_seq, last_digest``)."""
+        columns, ending with its head ``last_seq, last_digest``). Streams page by page and
+        keeps nothing but the first event."""
         run_id = row[0]
-        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=? ORDER BY seq",
-                          (run_id,)).fetchall()
-        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
-        verify_head(run_id, events, (row[-2], row[-1]))
-        verify_origin(run_id, events, row[1], row[2])
-        return events
+        head = (row[-2], row[-1])
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        first: list[Event] = []
+        last = 0
+        while True:
+            rows = self._page(db, run_id, last, PAGE_SIZE)
+            if not first and rows:
+                first = list(_checked(checker, rows[:1]))
+                rows_rest = rows[1:]
+            else:
+                rows_rest = rows
+            for _ in _checked(checker, rows_rest):
+                pass
+            if len(rows) < PAGE_SIZE:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
+        verify_origin(run_id, first, row[1], row[2])
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
@@ -541,15 +581,6 @@ class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transac
     pass
 
 
-def _is_head(events: list[Event], head: Any) -> bool:
-    """Whether ``events`` end where the run's recorded head ``(last_seq, last_digest)`` is."""
-    if head is None:
-        return False
-    if not events:
-        return int(head[0]) == 0
-    return (int(head[0]), str(head[1])) == (events[-1].seq, events[-1].digest)
-
-
 def _is_full(exc: sqlite3.DatabaseError) -> bool:
     return getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
 
@@ -573,19 +604,21 @@ def _digest_text(value: bytes | str) -> str:
     return value if isinstance(value, str) else "sha256:" + bytes(value).hex()
 
 
-def _events_from_rows(rows: Sequence[Sequence[Any]]) -> list[Event]:
-    """Rebuild events; each one's ``prev_digest`` is the previous row's digest (GENESIS first).
-
-    A missing or reordered row therefore shows up in :func:`verify` as a seq gap or a digest that
-    no longer covers its predecessor."""
-    out: list[Event] = []
-    prev = GENESIS
-    append = out.append
+def _checked(checker: ChainVerifier, rows: Sequence[Sequence[Any]]) -> Iterator[Event]:
+    """Rebuild the events of consecutive rows, each checked by ``checker`` (its ``prev_digest``
+    is the previous row's digest: a missing or reordered row shows up as a seq gap or a digest
+    that no longer covers its predecessor)."""
+    check_plain, check = checker.check_plain, checker.check
     for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
-        d = "sha256:" + dig.hex() if type(dig) is bytes else _digest_text(dig)
-        append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
-        prev = d
-    return out
+        prev = checker.prev
+        if type(dig) is bytes and len(dig) == 32:
+            d = check_plain(seq, kind, step, payload_json, incarnation, at, dig)
+            yield Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d)
+        else:
+            e = Event(run_id, seq, kind, step, payload_json, incarnation, at, prev,
+                      _digest_text(dig))
+            check(e)
+            yield e
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
