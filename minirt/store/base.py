@@ -243,6 +243,21 @@ class ChainVerifier:
             self.at_head = d
         return d
 
+    def check_known(self, seq: int, kind: str, step: int | None, payload_json: str,
+                    incarnation: int, at: float, raw: bytes) -> str:
+        """:meth:`check_plain` for a row already verified by this store and unchanged since
+        (the caller knows; see ``SQLiteStore.iter_events``): seq and head, no hash."""
+        expected_seq = self.seq + 1
+        if seq != expected_seq:
+            raise JournalCorrupted(run_id=self.run_id, seq=expected_seq,
+                                   reason=f"expected seq {expected_seq}, found {seq}")
+        d = "sha256:" + raw.hex()
+        self.seq = expected_seq
+        self.prev = d
+        if expected_seq == self._head_seq:
+            self.at_head = d
+        return d
+
     def finish(self, head: Sequence[Any] | None) -> None:
         """After the last event: check the count and the head's digest (:func:`verify_head`)."""
         if head is None or head[0] <= 0:

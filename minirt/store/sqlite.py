@@ -141,6 +141,10 @@ class SQLiteStore:
         #: Runs that :meth:`claim_next` skipped because their journal did not verify (run id ->
         #: the error). They stay as they are, for an operator (``minirt show`` names the row).
         self.refused: dict[str, MinirtError] = {}
+        # run_id -> PRAGMA data_version when a claim here verified the run's whole journal. While
+        # it is unchanged no other connection has written, and this store only added rows since
+        # (a caller's transaction() clears it): those rows need not be hashed again on read.
+        self._verified: dict[str, int] = {}
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None,
                                        check_same_thread=False, timeout=busy_timeout_ms / 1000)
@@ -160,7 +164,18 @@ class SQLiteStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; nested calls join the outer one (all commit or none)."""
+        """One write transaction; nested calls join the outer one (all commit or none).
+
+        What a caller does with the connection is not known, so it forgets which journals a
+        claim verified (see :meth:`iter_events`): they are hashed again on their next read."""
+        with self._lock:
+            self._verified.clear()
+            with self._txn() as db:
+                yield db
+
+    @contextmanager
+    def _txn(self) -> Iterator[sqlite3.Connection]:
+        """:meth:`transaction` for this class's own writes (which only ever add rows)."""
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -210,7 +225,7 @@ class SQLiteStore:
 
     def create_run(self, run_id: str, workflow: str, input_json: str, at: float,
                    events: Sequence[NewEvent] = ()) -> RunRecord:
-        with self.transaction() as db:
+        with self._txn() as db:
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
                 raise DuplicateRun(run_id=run_id)
             db.execute(
@@ -247,7 +262,7 @@ class SQLiteStore:
         """Apply ``event`` (compare-and-set on the revision) and append ``events``, atomically."""
         from ..run import RevisionConflict
 
-        with self.transaction() as db:
+        with self._txn() as db:
             row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"
                              " WHERE run_id=?", (run_id,)).fetchone()
             if row is None:
@@ -283,7 +298,7 @@ class SQLiteStore:
         if workflows:
             sql += f" AND workflow IN ({','.join('?' * len(workflows))})"
             args += list(workflows)
-        with self.transaction() as db:
+        with self._txn() as db:
             skipped: list[str] = []
             while True:
                 q = sql + (f" AND run_id NOT IN ({','.join('?' * len(skipped))})"
@@ -329,7 +344,7 @@ class SQLiteStore:
 
         All rows, the lease extension and ``kv`` changes commit in one transaction.
         """
-        with self.transaction() as db:
+        with self._txn() as db:
             head = self._heads.get(run_id)
             if head is not None and head[0] == incarnation and events:
                 # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
@@ -399,7 +414,9 @@ class SQLiteStore:
         (keyset pagination on ``seq``), the chain verified as it streams.
 
         Memory is one page, whatever the journal's length. Every row is verified, from seq 1
-        even when ``after_seq`` skips the front; a bad row raises :class:`JournalCorrupted` when
+        even when ``after_seq`` skips the front (seq, link, head; and its content hash unless a
+        claim by this store verified the whole journal and, per ``PRAGMA data_version``, no
+        other connection has written the file since, nor any caller's :meth:`transaction`); a bad row raises :class:`JournalCorrupted` when
         the stream reaches it (the rows before it were yielded: a caller that must not act on
         a corrupted journal verifies it whole first, as a claim does). The store's lock is held
         while a page is fetched, not between pages, so other threads write meanwhile."""
@@ -418,7 +435,9 @@ class SQLiteStore:
         while True:
             with self._lock:
                 rows = self._page(self._db, run_id, last, page_size)
-            for e in _checked(checker, rows):
+                trusted = (run_id in self._verified and self._verified[run_id]
+                           == self._db.execute("PRAGMA data_version").fetchone()[0])
+            for e in _checked(checker, rows, trusted=trusted):
                 if e.seq > after_seq:
                     yield e
             if len(rows) < page_size:
@@ -474,13 +493,18 @@ class SQLiteStore:
             last = rows[-1][1]
         checker.finish(head)
         verify_origin(run_id, first, row[1], row[2])
+        # Inside the write transaction no other connection can commit, so this is the version
+        # the file has when ours commits (a connection's own commits do not change it).
+        self._verified[run_id] = db.execute("PRAGMA data_version").fetchone()[0]
+        while len(self._verified) > 1024:
+            self._verified.pop(next(iter(self._verified)))
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
     def put_artifact(self, data: bytes) -> str:
         """Store ``data`` once under its digest (idempotent) and return the digest."""
         d = digest_bytes(data)
-        with self.transaction() as db:
+        with self._txn() as db:
             db.execute("INSERT OR IGNORE INTO artifacts (digest, size, data) VALUES (?,?,?)",
                        (d, len(data), data))
         return d
@@ -509,7 +533,7 @@ class SQLiteStore:
 
     def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None:
         """Change per-run state outside any worker's fencing (signals from outside the run)."""
-        with self.transaction() as db:
+        with self._txn() as db:
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone() is None:
                 raise RunNotFound(run_id=run_id)
             self._kv_txn(db, run_id, kv)
@@ -533,7 +557,7 @@ class SQLiteStore:
         cutoff = now - check_prune_age(older_than)
         report: PruneReport | None = None
         try:
-            with self.transaction() as db:
+            with self._txn() as db:
                 ids = [r[0] for r in db.execute(
                     "SELECT run_id FROM runs WHERE state IN (?,?,?) AND updated_at < ?"
                     " ORDER BY updated_at, run_id", (*_TERMINAL_VALUES, cutoff))]
@@ -604,11 +628,15 @@ def _digest_text(value: bytes | str) -> str:
     return value if isinstance(value, str) else "sha256:" + bytes(value).hex()
 
 
-def _checked(checker: ChainVerifier, rows: Sequence[Sequence[Any]]) -> Iterator[Event]:
+def _checked(checker: ChainVerifier, rows: Sequence[Sequence[Any]], *,
+             trusted: bool = False) -> Iterator[Event]:
     """Rebuild the events of consecutive rows, each checked by ``checker`` (its ``prev_digest``
     is the previous row's digest: a missing or reordered row shows up as a seq gap or a digest
-    that no longer covers its predecessor)."""
+    that no longer covers its predecessor). ``trusted``: rows this store verified and nobody
+    has written since; their seq and chain are checked, their contents not hashed again."""
     check_plain, check = checker.check_plain, checker.check
+    if trusted and checker.keys is None:
+        check_plain = checker.check_known
     for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
         prev = checker.prev
         if type(dig) is bytes and len(dig) == 32:
