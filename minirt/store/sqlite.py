@@ -66,6 +66,8 @@ from .base import (
     verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
+from .group_commit import AppendRequest as _AppendRequest
+from .group_commit import GroupCommit
 
 
 class StoreUnreadable(StoreFault):
@@ -128,8 +130,9 @@ class SQLiteStore:
     """A durable store in one SQLite file. ``path=":memory:"`` gives a non-durable one for demos."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL",
-                 busy_timeout_ms: int = 10_000, chain_key: ChainKeys | str | None = None
-                 ) -> None:
+                 busy_timeout_ms: int = 10_000, chain_key: ChainKeys | str | None = None,
+                 group_commit: bool = True, group_window_s: float = 0.0,
+                 group_max: int = 256) -> None:
         self.path = str(path)
         #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
         self.chain_keys = resolve(chain_key)
@@ -145,6 +148,9 @@ class SQLiteStore:
         # it is unchanged no other connection has written, and this store only added rows since
         # (a caller's transaction() clears it): those rows need not be hashed again on read.
         self._verified: dict[str, int] = {}
+        #: Appends of concurrent threads committed together (None: one transaction each).
+        self._group = (GroupCommit(self._commit_batch, window_s=group_window_s,
+                                   max_batch=group_max) if group_commit else None)
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None,
                                        check_same_thread=False, timeout=busy_timeout_ms / 1000)
@@ -342,43 +348,82 @@ class SQLiteStore:
                ) -> list[Event]:
         """Append ``events`` to the run's journal if ``incarnation`` is still current (fenced).
 
-        All rows, the lease extension and ``kv`` changes commit in one transaction.
+        All rows, the lease extension and ``kv`` changes commit in one transaction. With group
+        commit (the default), appends that threads make at the same time share one transaction
+        and one fsync (:mod:`minirt.store.group_commit`), each in its own savepoint, so one
+        append's error (a stale incarnation) writes none of it and does not touch the others;
+        every caller returns only after the commit holding its rows. Inside an open
+        :meth:`transaction` the append joins that transaction instead.
         """
-        with self._txn() as db:
-            head = self._heads.get(run_id)
-            if head is not None and head[0] == incarnation and events:
-                # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
-                # appended meanwhile (last_seq) and moves the head; then the INSERT.
-                rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
-                cur = db.execute(
-                    "UPDATE runs SET last_seq=?, last_digest=?,"
-                    " lease_expires_at=COALESCE(?, lease_expires_at)"
-                    " WHERE run_id=? AND incarnation=? AND last_seq=? AND state NOT IN (?,?,?)",
-                    (rows[-1].seq, rows[-1].digest, lease_until, run_id, incarnation, head[1],
-                     *_TERMINAL_VALUES))
-                if cur.rowcount == 1:
-                    self._insert_txn(db, rows)
-                    if kv:
-                        self._kv_txn(db, run_id, kv)
-                    self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest)
-                    return rows
-                self._heads.pop(run_id, None)  # someone else moved the run: take the slow path
-            row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
-                             " WHERE run_id=?", (run_id,)).fetchone()
-            if row is None:
-                raise RunNotFound(run_id=run_id)
-            current, state, last_seq, last_digest = row
-            if current != incarnation:
-                raise StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
-                                       current=current)
-            if RunState(state) in TERMINAL:
-                raise RunIsTerminal(run_id=run_id, state=state, event="append")
-            out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
-            if lease_until is not None:
-                db.execute("UPDATE runs SET lease_expires_at=? WHERE run_id=?",
-                           (lease_until, run_id))
-            if kv:
-                self._kv_txn(db, run_id, kv)
+        if self._group is None or self._depth:
+            with self._txn() as db:
+                return self._append_body(db, run_id, incarnation, events, lease_until, kv)
+        return self._group.submit(_AppendRequest(run_id, incarnation, events, lease_until, kv))
+
+    def _commit_batch(self, batch: Sequence[_AppendRequest]) -> None:
+        """The group commit leader's work: ``batch`` in one transaction, a savepoint each
+        (none for a batch of one: its transaction is its savepoint). Sets each request's
+        ``rows`` or ``error``; :mod:`.group_commit` releases the callers afterwards."""
+        try:
+            with self._txn() as db:
+                if len(batch) == 1:
+                    r = batch[0]
+                    r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                               r.lease_until, r.kv)
+                    return
+                for r in batch:
+                    db.execute("SAVEPOINT minirt_append")
+                    try:
+                        r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                                   r.lease_until, r.kv)
+                    except (MinirtError, UnicodeEncodeError) as exc:  # this append only
+                        db.execute("ROLLBACK TO minirt_append")
+                        self._heads.pop(r.run_id, None)
+                        r.error = (not_storable(exc) if isinstance(exc, UnicodeEncodeError)
+                                   else exc)
+                    db.execute("RELEASE minirt_append")
+        except Exception as exc:  # the transaction failed as a whole (full disk, commit)
+            for r in batch:
+                r.rows = None
+                r.error = r.error or exc
+
+    def _append_body(self, db: sqlite3.Connection, run_id: str, incarnation: int,
+                     events: Sequence[NewEvent], lease_until: float | None,
+                     kv: dict[str, str | None] | None) -> list[Event]:
+        head = self._heads.get(run_id)
+        if head is not None and head[0] == incarnation and events:
+            # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
+            # appended meanwhile (last_seq) and moves the head; then the INSERT.
+            rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
+            cur = db.execute(
+                "UPDATE runs SET last_seq=?, last_digest=?,"
+                " lease_expires_at=COALESCE(?, lease_expires_at)"
+                " WHERE run_id=? AND incarnation=? AND last_seq=? AND state NOT IN (?,?,?)",
+                (rows[-1].seq, rows[-1].digest, lease_until, run_id, incarnation, head[1],
+                 *_TERMINAL_VALUES))
+            if cur.rowcount == 1:
+                self._insert_txn(db, rows)
+                if kv:
+                    self._kv_txn(db, run_id, kv)
+                self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest)
+                return rows
+            self._heads.pop(run_id, None)  # someone else moved the run: take the slow path
+        row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
+                         " WHERE run_id=?", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFound(run_id=run_id)
+        current, state, last_seq, last_digest = row
+        if current != incarnation:
+            raise StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
+                                   current=current)
+        if RunState(state) in TERMINAL:
+            raise RunIsTerminal(run_id=run_id, state=state, event="append")
+        out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
+        if lease_until is not None:
+            db.execute("UPDATE runs SET lease_expires_at=? WHERE run_id=?",
+                       (lease_until, run_id))
+        if kv:
+            self._kv_txn(db, run_id, kv)
         return out
 
     def _append_txn(self, db: sqlite3.Connection, run_id: str, incarnation: int, last_seq: int,
