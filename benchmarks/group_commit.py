@@ -113,10 +113,21 @@ def main(argv: list[str] | None = None) -> int:
     single = {v: median.get(f"{v}/C=1") for v in variants}
     speedup = {k: round(m / single[k.split("/")[0]], 2) for k, m in median.items()
                if single.get(k.split("/")[0])}
+    # the same ratio within each round (C runs / one run, same variant), then its median: a
+    # change of the machine's load between rounds then cancels out
+    per_round = {}
+    for k, rs in raw.items():
+        v = k.split("/")[0]
+        ones = raw.get(f"{v}/C=1", [])
+        if ones and k != f"{v}/C=1":
+            per_round[k] = round(statistics.median(r["steps_per_s"] / o["steps_per_s"]
+                                                   for r, o in zip(rs, ones)), 2)
     summary = {"median_steps_per_s": median, "x_single_run_same_variant": speedup,
+               "x_single_run_same_round_median": per_round,
                "note": "shared 2-core machine (other sessions running); WAL, synchronous=FULL",
                "python": sys.version.split()[0], "raw": raw}
-    print(json.dumps({"median_steps_per_s": median, "x_single_run": speedup}, indent=1))
+    print(json.dumps({"median_steps_per_s": median, "x_single_run": speedup,
+                      "x_single_run_same_round_median": per_round}, indent=1))
     if args.out:
         args.out.write_text(json.dumps(summary, indent=2) + "\n")
     return 0
