@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         ones = raw.get(f"{v}/C=1", [])
         if ones and k != f"{v}/C=1":
             per_round[k] = round(statistics.median(r["steps_per_s"] / o["steps_per_s"]
-                                                   for r, o in zip(rs, ones)), 2)
+                                                   for r, o in zip(rs, ones, strict=True)), 2)
     summary = {"median_steps_per_s": median, "x_single_run_same_variant": speedup,
                "x_single_run_same_round_median": per_round,
                "note": "shared 2-core machine (other sessions running); WAL, synchronous=FULL",
