@@ -19,6 +19,11 @@ Large payloads are stored once as content-addressed artifacts and the event keep
 (``{"$artifact": digest, "size": n}``), so the journal stays small and a repeated output is stored
 once.
 
+A replay reads the journal through :meth:`Journal.stream`: pages from the store as positions are
+claimed, a window of at most :data:`WINDOW` positions behind the furthest claimed one kept in
+memory, so resuming a run costs memory independent of its length; :meth:`Journal.load` keeps
+every event (tools, tests, the viz).
+
 Guarantees: a journal that was altered, truncated in the middle, or reordered is refused with
 :class:`~minirt.store.base.JournalCorrupted` naming the run and position. The result (or error)
 of a finished run is served from its verified journal (:func:`verified_end`), not from the run

@@ -14,6 +14,10 @@ Guarantees:
   raises a named error; a full disk (or ``max_page_count``) raises :class:`StoreFull` with the
   write rolled back.
 - :meth:`SQLiteStore.prune` deletes finished runs only, with their journals, kv and artifacts.
+- Journals are read in pages (:meth:`SQLiteStore.iter_events`), verified as they stream.
+- Appends that several threads make at once share one transaction and one fsync (group commit,
+  :mod:`minirt.store.group_commit`); each caller returns only once the commit holding its rows
+  is durable, and one append's error writes none of it without touching the others.
 
 Does not: share a file across machines (use :mod:`minirt.store.postgres`), or protect against a
 disk that lies about fsync.
