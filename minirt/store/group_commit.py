@@ -22,25 +22,26 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Event, NewEvent
 
 
-@dataclass(eq=False)
 class AppendRequest:
     """One caller's append, and, once its batch committed, its outcome."""
 
-    run_id: str
-    incarnation: int
-    events: Sequence[NewEvent]
-    lease_until: float | None
-    kv: dict[str, str | None] | None
-    rows: list[Event] | None = None
-    error: BaseException | None = None
-    done: threading.Event = field(default_factory=threading.Event)
-    lead: bool = False  # set by the previous leader: this caller leads the next batch
+    __slots__ = ("run_id", "incarnation", "events", "lease_until", "kv", "rows", "error",
+                 "done", "lead")
+
+    def __init__(self, run_id: str, incarnation: int, events: Sequence[NewEvent],
+                 lease_until: float | None, kv: dict[str, str | None] | None) -> None:
+        self.run_id, self.incarnation, self.events = run_id, incarnation, events
+        self.lease_until, self.kv = lease_until, kv
+        self.rows: list[Event] | None = None
+        self.error: BaseException | None = None
+        # Only a caller that waits gets an event (a lone caller leads at once, without one).
+        self.done: threading.Event | None = None
+        self.lead = False  # set by the previous leader: this caller leads the next batch
 
 
 class GroupCommit:
@@ -64,11 +65,14 @@ class GroupCommit:
     def submit(self, req: AppendRequest) -> list[Event]:
         """Queue ``req``, wait until a commit holds it, return its rows or raise its error."""
         with self._mutex:
-            self._queue.append(req)
             lead = not self._leading
             if lead:
                 self._leading = True
+            else:
+                req.done = threading.Event()
+            self._queue.append(req)
         if not lead:
+            assert req.done is not None
             req.done.wait()
             if req.lead:  # handed leadership, own request still queued
                 req.done.clear()
@@ -103,9 +107,9 @@ class GroupCommit:
                 else:
                     nxt.lead = True
             for r in batch:
-                if r is not own:
+                if r.done is not None:
                     r.done.set()
-            if nxt is not None:
+            if nxt is not None and nxt.done is not None:
                 nxt.done.set()
         if own not in batch:  # cannot happen: the leader's request is queued first or earlier
             raise RuntimeError("group commit: the leader's request was not committed")
