@@ -102,3 +102,23 @@ def test_stream_notes_this_incarnations_writes_once(tmp_path):
     assert pos2.outcome == rows[0] and pos2.extra == ()
     assert pos3.opening == rows[1] and streamed.recorded_steps == 4
     assert streamed.at(4) is None
+
+
+def test_the_claims_step_index_equals_the_one_read_from_the_rows(tmp_path):
+    store = _claimed_store(tmp_path)
+    fresh = SQLiteStore(tmp_path / "runs.sqlite")  # never claimed: reads the index with SQL
+    from_rows = list(fresh.step_index("r"))
+    assert list(store.step_index("r")) == from_rows  # the claim's, built while verifying
+    assert from_rows[0] == 2 and from_rows[49] == store.read("r")[-1].seq == 99
+    store.transition("r", RunEvent("claim", at=T0 + 200, worker_id="w3", lease_for=30))
+    store.append("r", 3, [_ev("tool_result", 49, value=49)])  # a position recorded after it
+    assert list(store.step_index("r")) == list(fresh.step_index("r"))
+    assert store.step_index("r")[49] == store.read("r")[-1].seq
+
+
+def test_sparse_positions_give_a_dict_index(tmp_path):
+    store = SQLiteStore(tmp_path / "runs.sqlite")
+    store.create_run("r", "wf", "{}", T0)
+    store.transition("r", RunEvent("claim", at=T0, worker_id="w1", lease_for=30))
+    store.append("r", 1, [_ev("step", 0), _ev("step", 10**9)])
+    assert store.step_index("r") == {0: 1, 10**9: 2}

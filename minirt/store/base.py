@@ -289,16 +289,45 @@ def verify(run_id: str, rows: Sequence[Event], keys: ChainKeys | None = None) ->
     return list(rows)
 
 
+class StepIndexBuilder:
+    """Builds a store's ``step_index`` from ``(step, seq)`` pairs given in seq order: a compact
+    array (8 bytes a position) while the positions are dense, a dict once they are sparse."""
+
+    __slots__ = ("arr", "sparse")
+
+    def __init__(self) -> None:
+        self.arr = array("q")
+        self.sparse: dict[int, int] | None = None
+
+    def add(self, step: int, seq: int) -> None:
+        sparse = self.sparse
+        if sparse is not None:
+            sparse[step] = max(seq, sparse.get(step, 0))
+            return
+        arr = self.arr
+        n = len(arr)
+        if step == n:
+            arr.append(seq)
+        elif 0 <= step < n:
+            if seq > arr[step]:
+                arr[step] = seq
+        elif n < step < 2 * n + 1024:
+            arr.extend(array("q", bytes(8 * (step - n))))
+            arr.append(seq)
+        else:  # a negative or far-away position: keep a dict from now on
+            self.sparse = {i: v for i, v in enumerate(arr) if v}
+            self.sparse[step] = max(seq, self.sparse.get(step, 0))
+
+    def result(self) -> Sequence[int] | dict[int, int]:
+        return self.sparse if self.sparse is not None else self.arr
+
+
 def index_from(rows: Sequence[Sequence[Any]]) -> Sequence[int] | dict[int, int]:
-    """``(step, max seq)`` rows as a store's ``step_index`` returns them: a compact array
-    (8 bytes a position) when the positions are dense, a dict when they are sparse."""
-    top = max((r[0] for r in rows), default=-1)
-    if top >= 2 * len(rows) + 1024 or any(r[0] < 0 for r in rows):
-        return {int(step): int(seq) for step, seq in rows}
-    out = array("q", bytes(8 * (top + 1)))
-    for step, seq in rows:
-        out[step] = seq
-    return out
+    """``(step, max seq)`` rows (any order) as a store's ``step_index`` returns them."""
+    builder = StepIndexBuilder()
+    for step, seq in sorted(rows, key=lambda r: r[1]):
+        builder.add(int(step), int(seq))
+    return builder.result()
 
 
 def verify_head(run_id: str, events: Sequence[Event], head: Sequence[Any] | None) -> None:

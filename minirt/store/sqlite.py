@@ -60,6 +60,7 @@ from .base import (
     NotStorable,
     PruneReport,
     RunRecord,
+    StepIndexBuilder,
     StoreFault,
     StoreFull,
     artifact_refs,
@@ -152,6 +153,9 @@ class SQLiteStore:
         # it is unchanged no other connection has written, and this store only added rows since
         # (a caller's transaction() clears it): those rows need not be hashed again on read.
         self._verified: dict[str, int] = {}
+        # run_id -> (data_version, last seq, step index) of the journal the last claims here
+        # verified; used once, by the next step_index, if nothing was written since.
+        self._claim_index: dict[str, tuple[int, int, Any]] = {}
         #: Appends of concurrent threads committed together (None: one transaction each).
         self._group = (GroupCommit(self._commit_batch, window_s=group_window_s,
                                    max_batch=group_max) if group_commit else None)
@@ -505,11 +509,19 @@ class SQLiteStore:
 
     def step_index(self, run_id: str) -> Sequence[int] | dict[int, int]:
         """For each recorded step position ``p``, the last seq of the run's journal that records
-        it (an array indexed by ``p``, 0 where none does; a dict when the positions are sparse). What a
-        streamed replay needs to know when it has read everything recorded at a position;
-        it is read from the rows and is not verified (the stream that follows is)."""
+        it (an array indexed by ``p``, 0 where none does; a dict when the positions are
+        sparse). What a streamed replay needs to know when it has read everything recorded at
+        a position. Right after a claim here, the index its verification built; otherwise read
+        from the rows, unverified (the stream that follows verifies them)."""
         with self._lock:
+            cached = self._claim_index.pop(run_id, None)
             try:
+                if cached is not None and self._verified.get(run_id) == cached[0] \
+                        == self._db.execute("PRAGMA data_version").fetchone()[0] \
+                        and self._db.execute("SELECT 1 FROM events WHERE run_id=? AND seq>? AND"
+                                             " step IS NOT NULL LIMIT 1",
+                                             (run_id, cached[1])).fetchone() is None:
+                    return cached[2]  # the claim's index, and no position recorded since
                 rows = self._db.execute("SELECT step, MAX(seq) FROM events WHERE run_id=? AND"
                                         " step IS NOT NULL GROUP BY step", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
@@ -521,22 +533,30 @@ class SQLiteStore:
     def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> None:
         """Verify the run's whole journal inside the open transaction (before a claim), and the
         run row's workflow and input against the journal's first event (``row``: the run's
-        columns, ending with its head ``last_seq, last_digest``). Streams page by page and
-        keeps nothing but the first event."""
+        columns, ending with its head ``last_seq, last_digest``). Streams page by page, builds
+        no events but the first, and keeps the positions' index for the replay that follows
+        (:meth:`step_index`)."""
         run_id = row[0]
         head = (row[-2], row[-1])
         checker = ChainVerifier(run_id, self.chain_keys, head)
+        check_plain, check = checker.check_plain, checker.check
+        steps = StepIndexBuilder()
         first: list[Event] = []
         last = 0
         while True:
             rows = self._page(db, run_id, last, PAGE_SIZE)
-            if not first and rows:
-                first = list(_checked(checker, rows[:1]))
-                rows_rest = rows[1:]
-            else:
-                rows_rest = rows
-            for _ in _checked(checker, rows_rest):
-                pass
+            for rid, seq, kind, step, payload_json, incarnation, at, dig in rows:
+                prev = checker.prev
+                if type(dig) is bytes and len(dig) == 32:
+                    check_plain(seq, kind, step, payload_json, incarnation, at, dig)
+                else:
+                    check(Event(rid, seq, kind, step, payload_json, incarnation, at, prev,
+                                _digest_text(dig)))
+                if step is not None:
+                    steps.add(step, seq)
+                if not first:
+                    first.append(Event(rid, seq, kind, step, payload_json, incarnation, at,
+                                       prev, checker.prev))
             if len(rows) < PAGE_SIZE:
                 break
             last = rows[-1][1]
@@ -544,9 +564,13 @@ class SQLiteStore:
         verify_origin(run_id, first, row[1], row[2])
         # Inside the write transaction no other connection can commit, so this is the version
         # the file has when ours commits (a connection's own commits do not change it).
-        self._verified[run_id] = db.execute("PRAGMA data_version").fetchone()[0]
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        self._verified[run_id] = version
         while len(self._verified) > 1024:
             self._verified.pop(next(iter(self._verified)))
+        self._claim_index[run_id] = (version, checker.seq, steps.result())
+        while len(self._claim_index) > 4:
+            self._claim_index.pop(next(iter(self._claim_index)))
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
