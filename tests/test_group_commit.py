@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from minirt.run import RunEvent, StaleIncarnation
-from minirt.store.base import NewEvent
+from minirt.store.base import NewEvent, StoreArgumentInvalid
 from minirt.store.group_commit import GroupCommit
 from minirt.store.sqlite import SQLiteStore
 
@@ -125,9 +125,9 @@ def test_a_stale_append_in_a_batch_writes_nothing_and_the_others_commit(tmp_path
 
 
 def test_group_commit_arguments_are_checked():
-    with pytest.raises(ValueError):
+    with pytest.raises(StoreArgumentInvalid):
         GroupCommit(lambda batch: None, max_batch=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(StoreArgumentInvalid):
         GroupCommit(lambda batch: None, window_s=float("nan"))
 
 
@@ -135,7 +135,7 @@ CHILD = r"""
 import json, sys, threading
 sys.path.insert(0, sys.argv[1])
 from minirt.run import RunEvent
-from minirt.store.base import NewEvent
+from minirt.store.base import NewEvent, StoreArgumentInvalid
 from minirt.store.sqlite import SQLiteStore
 store = SQLiteStore(sys.argv[2])
 T0 = 1_700_000_000.0

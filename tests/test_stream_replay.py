@@ -15,7 +15,7 @@ import pytest
 from minirt import journal as journal_mod
 from minirt.journal import Journal
 from minirt.run import RunEvent
-from minirt.store.base import JournalCorrupted, NewEvent
+from minirt.store.base import JournalCorrupted, NewEvent, StoreArgumentInvalid
 from minirt.store.sqlite import SQLiteStore
 
 T0 = 1_700_000_000.0
@@ -45,6 +45,8 @@ def test_iter_events_in_small_pages_equals_read(tmp_path):
     full = store.read("r")
     assert list(store.iter_events("r", page_size=7)) == full
     assert list(store.iter_events("r", after_seq=40, page_size=3)) == full[40:]
+    with pytest.raises(StoreArgumentInvalid):
+        list(store.iter_events("r", page_size=0))
 
 
 def test_a_row_changed_through_another_connection_after_the_claim_is_refused(tmp_path):

@@ -91,6 +91,14 @@ def not_storable(exc: UnicodeEncodeError) -> NotStorable:
     return NotStorable(reason=f"{ascii(bad)} at index {exc.start} has no UTF-8 form")
 
 
+class StoreArgumentInvalid(MinirtError):
+    """A store tuning argument that cannot work (a page size below 1, a negative group commit
+    window). Raised before anything is read or written."""
+
+    fields = ("reason",)
+    template = "store argument invalid: {reason}"
+
+
 class ArtifactMissing(MinirtError):
     fields = ("digest",)
     template = "artifact {digest} is referenced but not stored"

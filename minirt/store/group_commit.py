@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .base import Event, NewEvent
+from .base import Event, NewEvent, StoreArgumentInvalid
 
 
 class AppendRequest:
@@ -50,8 +50,8 @@ class GroupCommit:
     def __init__(self, commit_batch: Callable[[Sequence[AppendRequest]], None], *,
                  window_s: float = 0.0, max_batch: int = 256) -> None:
         if not window_s >= 0 or max_batch < 1:
-            raise ValueError(f"group commit needs window_s >= 0 and max_batch >= 1, not "
-                             f"{window_s!r} and {max_batch!r}")
+            raise StoreArgumentInvalid(reason=f"group commit needs window_s >= 0 and max_batch"
+                                              f" >= 1, not {window_s!r} and {max_batch!r}")
         self._commit_batch = commit_batch
         self._window_s = float(window_s)
         self._max_batch = int(max_batch)

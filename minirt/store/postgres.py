@@ -81,6 +81,7 @@ from .base import (
     NotStorable,
     PruneReport,
     RunRecord,
+    StoreArgumentInvalid,
     StoreFault,
     StoreFull,
     artifact_refs,
@@ -468,7 +469,7 @@ class PostgresStore:
         A bad row raises :class:`JournalCorrupted` when the stream reaches it (see
         :meth:`minirt.store.sqlite.SQLiteStore.iter_events`)."""
         if page_size < 1:
-            raise ValueError(f"page_size must be at least 1, not {page_size!r}")
+            raise StoreArgumentInvalid(reason=f"page_size must be at least 1, not {page_size!r}")
         head = self._query("SELECT last_seq, last_digest FROM runs WHERE run_id=%s", (run_id,),
                            one=True)
         checker = ChainVerifier(run_id, self.chain_keys, head)

@@ -61,6 +61,7 @@ from .base import (
     PruneReport,
     RunRecord,
     StepIndexBuilder,
+    StoreArgumentInvalid,
     StoreFault,
     StoreFull,
     artifact_refs,
@@ -474,7 +475,7 @@ class SQLiteStore:
         a corrupted journal verifies it whole first, as a claim does). The store's lock is held
         while a page is fetched, not between pages, so other threads write meanwhile."""
         if page_size < 1:
-            raise ValueError(f"page_size must be at least 1, not {page_size!r}")
+            raise StoreArgumentInvalid(reason=f"page_size must be at least 1, not {page_size!r}")
         with self._lock:
             try:
                 head = self._db.execute("SELECT last_seq, last_digest FROM runs WHERE run_id=?",
