@@ -55,6 +55,7 @@ WINDOW = 256
 OPENING_KINDS = ("step", "decision", "intent", "wait", "tool_rejected")
 SELF_CLOSING_KINDS = ("step", "decision", "tool_rejected")
 OUTCOME_KINDS = ("tool_result", "tool_error", "wait_result")
+_OPENS_ONLY = tuple(k for k in OPENING_KINDS if k not in SELF_CLOSING_KINDS)  # intent, wait
 
 
 class NonDeterminism(MinirtError):
@@ -155,12 +156,6 @@ class Journal:
             return self._events
         return _StoreView(self.store, self.run_id)
 
-    def _last_seq(self, step: int) -> int:
-        index = self._index
-        if isinstance(index, dict):
-            return index.get(step, 0)
-        return index[step] if 0 <= step < len(index) else 0
-
     def _take(self, upto: int | None) -> None:
         """Move events from the stream into the window, up to seq ``upto`` (None: all)."""
         stream = self._stream
@@ -181,7 +176,11 @@ class Journal:
         """Streamed form: make the window hold every event recorded at ``step``."""
         if step < self._floor:
             return [e for e in self.events if e.step == step] or None
-        last = self._last_seq(step)
+        index = self._index
+        if type(index) is dict:
+            last = index.get(step, 0)
+        else:
+            last = index[step] if 0 <= step < len(index) else 0
         if last > self._read_seq:
             self._take(last)
         elif last == 0 and step >= self._top:
@@ -197,6 +196,15 @@ class Journal:
         rows = self._advance(step) if self._streamed else self._by_step.get(step)
         if not rows:
             return None
+        # The two shapes nearly every position has (what the general rule below gives them):
+        # an intent/wait and its outcome, or one self-closing event.
+        n = len(rows)
+        if n == 2:
+            a, b = rows
+            if a.kind in _OPENS_ONLY and b.kind in OUTCOME_KINDS:
+                return Position(step, a, b, ())
+        elif n == 1 and rows[0].kind in SELF_CLOSING_KINDS:
+            return Position(step, rows[0], rows[0], ())
         opening = next((e for e in rows if e.kind in OPENING_KINDS), None)
         outcome = next((e for e in reversed(rows) if e.kind in OUTCOME_KINDS), None)
         if opening is not None and opening.kind in SELF_CLOSING_KINDS:

@@ -251,20 +251,20 @@ class ChainVerifier:
             self.at_head = d
         return d
 
-    def check_known(self, seq: int, kind: str, step: int | None, payload_json: str,
-                    incarnation: int, at: float, raw: bytes) -> str:
-        """:meth:`check_plain` for a row already verified by this store and unchanged since
-        (the caller knows; see ``SQLiteStore.iter_events``): seq and head, no hash."""
-        expected_seq = self.seq + 1
-        if seq != expected_seq:
-            raise JournalCorrupted(run_id=self.run_id, seq=expected_seq,
-                                   reason=f"expected seq {expected_seq}, found {seq}")
-        d = "sha256:" + raw.hex()
-        self.seq = expected_seq
-        self.prev = d
-        if expected_seq == self._head_seq:
-            self.at_head = d
-        return d
+    def known(self, events: Sequence[Event]) -> None:
+        """Take ``events`` (the next ones, consecutive from ``seq + 1``, each linked to the one
+        before) as verified without hashing: the caller knows this store verified them and
+        nobody has written since (see ``SQLiteStore.iter_events``). Head bookkeeping only."""
+        if not events:
+            return
+        if events[0].seq != self.seq + 1 or events[0].prev_digest != self.prev:
+            raise JournalCorrupted(run_id=self.run_id, seq=self.seq + 1,
+                                   reason=f"expected seq {self.seq + 1}, found {events[0].seq}")
+        first = events[0].seq
+        if first <= self._head_seq < first + len(events):
+            self.at_head = events[self._head_seq - first].digest
+        self.seq = events[-1].seq
+        self.prev = events[-1].digest
 
     def finish(self, head: Sequence[Any] | None) -> None:
         """After the last event: check the count and the head's digest (:func:`verify_head`)."""

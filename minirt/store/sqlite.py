@@ -491,9 +491,10 @@ class SQLiteStore:
                 rows = self._page(self._db, run_id, last, page_size)
                 trusted = (run_id in self._verified and self._verified[run_id]
                            == self._db.execute("PRAGMA data_version").fetchone()[0])
-            for e in _checked(checker, rows, trusted=trusted):
-                if e.seq > after_seq:
-                    yield e
+            page = _checked(checker, rows, trusted=trusted)
+            if after_seq and page and page[0].seq <= after_seq:
+                page = [e for e in page if e.seq > after_seq]
+            yield from page
             if len(rows) < page_size:
                 break
             last = rows[-1][1]
@@ -703,24 +704,50 @@ def _digest_text(value: bytes | str) -> str:
 
 
 def _checked(checker: ChainVerifier, rows: Sequence[Sequence[Any]], *,
-             trusted: bool = False) -> Iterator[Event]:
+             trusted: bool = False) -> list[Event]:
     """Rebuild the events of consecutive rows, each checked by ``checker`` (its ``prev_digest``
     is the previous row's digest: a missing or reordered row shows up as a seq gap or a digest
     that no longer covers its predecessor). ``trusted``: rows this store verified and nobody
-    has written since; their seq and chain are checked, their contents not hashed again."""
+    has written since; their seqs and the head are checked, their contents not hashed again.
+    The whole page is checked before any of it is returned."""
+    if trusted and checker.keys is None and rows:
+        known = _known(checker, rows)
+        if known is not None:
+            return known
     check_plain, check = checker.check_plain, checker.check
-    if trusted and checker.keys is None:
-        check_plain = checker.check_known
+    out: list[Event] = []
+    append = out.append
     for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
         prev = checker.prev
         if type(dig) is bytes and len(dig) == 32:
             d = check_plain(seq, kind, step, payload_json, incarnation, at, dig)
-            yield Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d)
+            append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
         else:
             e = Event(run_id, seq, kind, step, payload_json, incarnation, at, prev,
                       _digest_text(dig))
             check(e)
-            yield e
+            append(e)
+    return out
+
+
+def _known(checker: ChainVerifier, rows: Sequence[Sequence[Any]]) -> list[Event] | None:
+    """A trusted page of plain digests with consecutive seqs, or None (then every row is
+    checked one by one). The primary key orders the rows and makes seqs unique, so the page is
+    gapless exactly when its last seq is its first plus its length minus one."""
+    first = checker.seq + 1
+    if rows[0][1] != first or rows[-1][1] != first + len(rows) - 1:
+        return None
+    out: list[Event] = []
+    append = out.append
+    prev = checker.prev
+    for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
+        if type(dig) is not bytes or len(dig) != 32:
+            return None
+        d = "sha256:" + dig.hex()
+        append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
+        prev = d
+    checker.known(out)
+    return out
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
