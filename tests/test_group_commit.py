@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 
 from minirt.run import RunEvent, StaleIncarnation
+from minirt.store import open_store
 from minirt.store.base import NewEvent, StoreArgumentInvalid
 from minirt.store.group_commit import GroupCommit
 from minirt.store.sqlite import SQLiteStore
+
+pytest_plugins = ["pg_fixture"]
 
 T0 = 1_700_000_000.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,19 +55,27 @@ class _Gate:
         self.inner(batch)
 
 
-def _gated(store: SQLiteStore) -> _Gate:
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path):
+    url = (f"sqlite:///{tmp_path / 's.sqlite'}" if request.param == "sqlite"
+           else request.getfixturevalue("pg_url"))
+    s = open_store(url)
+    yield s
+    s.close()
+
+
+def _gated(store) -> _Gate:
     gate = _Gate(store._group._commit_batch)
     store._group._commit_batch = gate
     return gate
 
 
-def _claim(store: SQLiteStore, run_id: str) -> None:
+def _claim(store, run_id: str) -> None:
     store.create_run(run_id, "wf", "{}", T0)
     store.transition(run_id, RunEvent("claim", at=T0, worker_id="w", lease_for=600))
 
 
-def test_appends_queued_behind_a_commit_go_in_the_next_one_together(tmp_path):
-    store = SQLiteStore(tmp_path / "s.sqlite")
+def test_appends_queued_behind_a_commit_go_in_the_next_one_together(store):
     for k in range(6):
         _claim(store, f"r{k}")
     gate = _gated(store)
@@ -90,8 +101,7 @@ def test_appends_queued_behind_a_commit_go_in_the_next_one_together(tmp_path):
         assert results[k][0].seq == store.read(f"r{k}")[-1].seq
 
 
-def test_a_stale_append_in_a_batch_writes_nothing_and_the_others_commit(tmp_path):
-    store = SQLiteStore(tmp_path / "s.sqlite")
+def test_a_stale_append_in_a_batch_writes_nothing_and_the_others_commit(store):
     for k in range(4):
         _claim(store, f"r{k}")
     gate = _gated(store)

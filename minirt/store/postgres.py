@@ -92,6 +92,7 @@ from .base import (
     verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
+from .group_commit import AppendRequest, GroupCommit
 from .pg_local import redact
 
 
@@ -182,7 +183,8 @@ class PostgresStore:
 
     def __init__(self, url: str, *, connect_timeout_s: int = 10,
                  idle_in_transaction_timeout_ms: int = 60_000,
-                 chain_key: ChainKeys | str | None = None) -> None:
+                 chain_key: ChainKeys | str | None = None, group_commit: bool = True,
+                 group_window_s: float = 0.0, group_max: int = 256) -> None:
         self.url = redact(url)  # Invariant: never holds a password (it goes into messages)
         #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
         self.chain_keys = resolve(chain_key)
@@ -191,6 +193,9 @@ class PostgresStore:
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
         self._rejections: list[tuple[Any, ...]] = []  # stale writes to record after rollback
+        #: Appends of concurrent threads committed together (None: one transaction each).
+        self._group = (GroupCommit(self._commit_batch, window_s=group_window_s,
+                                   max_batch=group_max) if group_commit else None)
         try:
             import psycopg
         except ImportError:
@@ -414,28 +419,63 @@ class PostgresStore:
         """Append ``events`` to the run's journal if ``incarnation`` is still current (fenced).
 
         All rows, the lease extension and ``kv`` changes commit in one transaction. With no
-        events and a ``lease_until`` this is a fenced heartbeat.
+        events and a ``lease_until`` this is a fenced heartbeat. With group commit (the
+        default), appends that threads make at the same time share one transaction and one
+        commit, each in its own savepoint (:mod:`minirt.store.group_commit`); every caller
+        returns only after the commit holding its rows. Inside an open :meth:`transaction`
+        the append joins it instead.
         """
-        with self.transaction() as db:
-            row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
-                             " WHERE run_id=%s FOR UPDATE", (run_id,)).fetchone()
-            if row is None:
-                raise RunNotFound(run_id=run_id)
-            current, state, last_seq, last_digest = row
-            if current != incarnation:
-                exc = StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
-                                       current=current)
-                self._note_stale(run_id, "append" if events else "heartbeat", incarnation,
-                                 current, exc)
-                raise exc
-            if RunState(state) in TERMINAL:
-                raise RunIsTerminal(run_id=run_id, state=state, event="append")
-            out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
-            if lease_until is not None:
-                db.execute("UPDATE runs SET lease_expires_at=%s WHERE run_id=%s",
-                           (lease_until, run_id))
-            if kv:
-                self._kv_txn(db, run_id, kv)
+        if self._group is None or self._depth:
+            with self.transaction() as db:
+                return self._append_body(db, run_id, incarnation, events, lease_until, kv)
+        return self._group.submit(AppendRequest(run_id, incarnation, events, lease_until, kv))
+
+    def _commit_batch(self, batch: Sequence[AppendRequest]) -> None:
+        """The group commit leader's work: ``batch`` in one transaction, a savepoint each
+        (psycopg's nested transaction; none for a batch of one)."""
+        try:
+            with self.transaction() as db:
+                if len(batch) == 1:
+                    r = batch[0]
+                    r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                               r.lease_until, r.kv)
+                    return
+                for r in batch:
+                    try:
+                        with db.transaction():
+                            r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                                       r.lease_until, r.kv)
+                    except (MinirtError, UnicodeEncodeError) as exc:  # this append only
+                        r.rows = None
+                        r.error = (not_storable(exc) if isinstance(exc, UnicodeEncodeError)
+                                   else exc)
+        except Exception as exc:  # the transaction failed as a whole (lost connection, commit)
+            for r in batch:
+                r.rows = None
+                r.error = r.error or exc
+
+    def _append_body(self, db: Any, run_id: str, incarnation: int, events: Sequence[NewEvent],
+                     lease_until: float | None, kv: dict[str, str | None] | None
+                     ) -> list[Event]:
+        row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
+                         " WHERE run_id=%s FOR UPDATE", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFound(run_id=run_id)
+        current, state, last_seq, last_digest = row
+        if current != incarnation:
+            exc = StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
+                                   current=current)
+            self._note_stale(run_id, "append" if events else "heartbeat", incarnation,
+                             current, exc)
+            raise exc
+        if RunState(state) in TERMINAL:
+            raise RunIsTerminal(run_id=run_id, state=state, event="append")
+        out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
+        if lease_until is not None:
+            db.execute("UPDATE runs SET lease_expires_at=%s WHERE run_id=%s",
+                       (lease_until, run_id))
+        if kv:
+            self._kv_txn(db, run_id, kv)
         return out
 
     def _append_txn(self, db: Any, run_id: str, incarnation: int, last_seq: int,
