@@ -14,6 +14,9 @@ appends per commit. ``C=1`` is the single-run baseline. Variants:
 - ``nogroup``: this tree, ``group_commit=False``, one transaction per append;
 - ``base``: the ``--base`` tree (e.g. a worktree of main), its default store.
 
+``--pg``: the same on PostgreSQL (``pg/group``, ``pg/nogroup``, ``pg/base``), a fresh database
+for each measurement, one connection per process (one store shared by the threads).
+
 Every run's result is checked (each returns its step count) and so is its journal length, so a
 variant that skipped writes cannot look fast. Not a timed test; the disk and the machine's load
 decide the numbers.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -40,8 +44,12 @@ from minirt.runtime import Runtime
 from minirt.store.sqlite import SQLiteStore
 from minirt.tools import EffectClass, FunctionTool
 path, conc, steps, variant = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-kw = {} if variant == "base" else {"group_commit": variant == "group"}
-store = SQLiteStore(path, **kw)
+kw = {} if variant.endswith("base") else {"group_commit": not variant.endswith("nogroup")}
+if path.startswith("postgresql://"):
+    from minirt.store.postgres import PostgresStore
+    store = PostgresStore(path, **kw)
+else:
+    store = SQLiteStore(path, **kw)
 def value(i):
     return {"order_id": f"ord_{i:06d}", "status": "ok", "note": "x" * 120}
 def wf(ctx, n):
@@ -77,7 +85,7 @@ print(json.dumps({"steps_per_s": round(conc * steps / dt, 1), "seconds": round(d
 """
 
 
-def _child(tree: Path, path: Path, conc: int, steps: int, variant: str) -> dict[str, Any]:
+def _child(tree: Path, path: Path | str, conc: int, steps: int, variant: str) -> dict[str, Any]:
     proc = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(path), str(conc),
                            str(steps), variant], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -94,30 +102,55 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", type=Path)
     ap.add_argument("--dir", type=Path, default=None, help="a directory on a real disk")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--pg", action="store_true",
+                    help="PostgreSQL instead: $MINIRT_PG_URL, or a private local cluster "
+                         "(fsync=on, synchronous_commit=on), a fresh database each measurement")
     args = ap.parse_args(argv)
-    variants = {"group": HERE, "nogroup": HERE}
+    prefix = "pg/" if args.pg else ""
+    variants = {f"{prefix}group": HERE, f"{prefix}nogroup": HERE}
     if args.base is not None:
-        variants["base"] = args.base.resolve()
+        variants[f"{prefix}base"] = args.base.resolve()
     raw: dict[str, list[dict[str, Any]]] = {}
+    cluster = admin = None
+    if args.pg:
+        import psycopg
+
+        from minirt.store.pg_local import check_reachable, start_local_cluster, with_database
+        admin = os.environ.get("MINIRT_PG_URL")
+        if admin:
+            check_reachable(admin)
+        else:
+            cluster = start_local_cluster(settings={"max_connections": "200"})
+            admin = cluster.url
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         for rnd in range(1, args.rounds + 1):
             for conc in args.concurrency:
                 steps = args.steps or max(25, 1600 // conc)
                 for variant, tree in variants.items():
-                    path = Path(tmp) / f"{variant}-{conc}-{rnd}.sqlite"
-                    r = _child(tree, path, conc, steps, variant)
+                    name = f"{variant.replace('/', '_')}-{conc}-{rnd}"
+                    if args.pg:
+                        db = f"minirt_gc_{os.getpid()}_{name.replace('-', '_')}"
+                        with psycopg.connect(admin, autocommit=True) as conn:
+                            conn.execute(f'CREATE DATABASE "{db}"')
+                        try:
+                            r = _child(tree, with_database(admin, db), conc, steps, variant)
+                        finally:
+                            with psycopg.connect(admin, autocommit=True) as conn:
+                                conn.execute(f'DROP DATABASE "{db}" WITH (FORCE)')
+                    else:
+                        r = _child(tree, Path(tmp) / f"{name}.sqlite", conc, steps, variant)
                     r.update(variant=variant, concurrency=conc, steps=steps, round=rnd)
                     raw.setdefault(f"{variant}/C={conc}", []).append(r)
                     print(json.dumps(r), flush=True)
     median = {k: statistics.median(r["steps_per_s"] for r in rs) for k, rs in raw.items()}
     single = {v: median.get(f"{v}/C=1") for v in variants}
-    speedup = {k: round(m / single[k.split("/")[0]], 2) for k, m in median.items()
-               if single.get(k.split("/")[0])}
+    speedup = {k: round(m / single[k.rsplit("/", 1)[0]], 2) for k, m in median.items()
+               if single.get(k.rsplit("/", 1)[0])}
     # the same ratio within each round (C runs / one run, same variant), then its median: a
     # change of the machine's load between rounds then cancels out
     per_round = {}
     for k, rs in raw.items():
-        v = k.split("/")[0]
+        v = k.rsplit("/", 1)[0]
         ones = raw.get(f"{v}/C=1", [])
         if ones and k != f"{v}/C=1":
             per_round[k] = round(statistics.median(r["steps_per_s"] / o["steps_per_s"]
@@ -130,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
                       "x_single_run_same_round_median": per_round}, indent=1))
     if args.out:
         args.out.write_text(json.dumps(summary, indent=2) + "\n")
+    if cluster is not None:
+        cluster.stop()
     return 0
 
 
