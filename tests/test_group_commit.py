@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,21 @@ def _gated(store) -> _Gate:
     return gate
 
 
+@contextmanager
+def _held(store):
+    """Hold the store's connection lock (as a commit in progress would)."""
+    with store._lock:
+        yield
+
+
+def test_a_lone_append_commits_at_once_without_the_leader(tmp_path):
+    store = SQLiteStore(tmp_path / "s.sqlite")
+    _claim(store, "r")
+    before = store._group.stats()
+    rows = store.append("r", 1, [_ev(0)])
+    assert store._group.stats() == before and store.read("r")[-1] == rows[-1]
+
+
 def _claim(store, run_id: str) -> None:
     store.create_run(run_id, "wf", "{}", T0)
     store.transition(run_id, RunEvent("claim", at=T0, worker_id="w", lease_for=600))
@@ -85,8 +101,9 @@ def test_appends_queued_behind_a_commit_go_in_the_next_one_together(store):
         results[k] = store.append(f"r{k}", 1, [_ev(k)])
 
     first = threading.Thread(target=go, args=(0,))
-    first.start()
-    assert gate.entered.wait(20)
+    with _held(store):  # the connection busy: the first caller queues and leads
+        first.start()
+        assert gate.entered.wait(20)
     others = [threading.Thread(target=go, args=(k,)) for k in range(1, 6)]
     for t in others:
         t.start()
@@ -114,8 +131,9 @@ def test_a_stale_append_in_a_batch_writes_nothing_and_the_others_commit(store):
             errors[k] = exc
 
     first = threading.Thread(target=go, args=(0, 1))
-    first.start()
-    assert gate.entered.wait(20)
+    with _held(store):
+        first.start()
+        assert gate.entered.wait(20)
     batch = [threading.Thread(target=go, args=(k, 7 if k == 2 else 1)) for k in (1, 2, 3)]
     for t in batch:
         t.start()

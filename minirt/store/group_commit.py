@@ -114,5 +114,10 @@ class GroupCommit:
         if own not in batch:  # cannot happen: the leader's request is queued first or earlier
             raise RuntimeError("group commit: the leader's request was not committed")
 
+    @property
+    def busy(self) -> bool:
+        """Whether a caller is leading a batch now (read without the mutex: a hint)."""
+        return self._leading
+
     def stats(self) -> dict[str, Any]:
         return {"batches": self.batches, "requests": self.requests}

@@ -364,10 +364,19 @@ class SQLiteStore:
         every caller returns only after the commit holding its rows. Inside an open
         :meth:`transaction` the append joins that transaction instead.
         """
-        if self._group is None or self._depth:
-            with self._txn() as db:
-                return self._append_body(db, run_id, incarnation, events, lease_until, kv)
-        return self._group.submit(_AppendRequest(run_id, incarnation, events, lease_until, kv))
+        group = self._group
+        if group is not None and not self._depth:
+            # Alone (no commit being led, the connection free): commit at once, as without
+            # group commit; a caller arriving meanwhile finds the lock taken and queues.
+            if group.busy or not self._lock.acquire(blocking=False):
+                return group.submit(_AppendRequest(run_id, incarnation, events, lease_until, kv))
+            try:
+                with self._txn() as db:
+                    return self._append_body(db, run_id, incarnation, events, lease_until, kv)
+            finally:
+                self._lock.release()
+        with self._txn() as db:
+            return self._append_body(db, run_id, incarnation, events, lease_until, kv)
 
     def _commit_batch(self, batch: Sequence[_AppendRequest]) -> None:
         """The group commit leader's work: ``batch`` in one transaction, a savepoint each
