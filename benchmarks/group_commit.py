@@ -79,7 +79,8 @@ for r in ids:
     assert kinds.count("intent") == kinds.count("tool_result") == steps, (r, len(kinds))
 per = None
 if g:
-    per = round((g.requests - b0[1]) / max(1, g.batches - b0[0]), 2)
+    led = g.batches - b0[0]  # 0 when every append found the connection free (no batch led)
+    per = round((g.requests - b0[1]) / led, 2) if led else None
 print(json.dumps({"steps_per_s": round(conc * steps / dt, 1), "seconds": round(dt, 3),
                   "appends_per_commit": per}))
 """
