@@ -19,6 +19,11 @@ Large payloads are stored once as content-addressed artifacts and the event keep
 (``{"$artifact": digest, "size": n}``), so the journal stays small and a repeated output is stored
 once.
 
+A replay reads the journal through :meth:`Journal.stream`: pages from the store as positions are
+claimed, a window of at most :data:`WINDOW` positions behind the furthest claimed one kept in
+memory, so resuming a run costs memory independent of its length; :meth:`Journal.load` keeps
+every event (tools, tests, the viz).
+
 Guarantees: a journal that was altered, truncated in the middle, or reordered is refused with
 :class:`~minirt.store.base.JournalCorrupted` naming the run and position. The result (or error)
 of a finished run is served from its verified journal (:func:`verified_end`), not from the run
@@ -28,9 +33,10 @@ code replaying the journal is the code that wrote it; that is what :class:`NonDe
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,11 +47,15 @@ from .store.base import Event, JournalCorrupted, NewEvent, Store
 #: Payloads above this many bytes go to the artifact store and are referenced by digest.
 ARTIFACT_THRESHOLD = 16 * 1024
 
+#: A streamed journal keeps the positions at most this far behind the furthest one claimed.
+WINDOW = 256
+
 #: Event kinds that open a step position. ``step``, ``decision`` and ``tool_rejected`` carry their
 #: own outcome (one durable write per step); an ``intent`` or a ``wait`` is closed by a later event.
 OPENING_KINDS = ("step", "decision", "intent", "wait", "tool_rejected")
 SELF_CLOSING_KINDS = ("step", "decision", "tool_rejected")
 OUTCOME_KINDS = ("tool_result", "tool_error", "wait_result")
+_OPENS_ONLY = tuple(k for k in OPENING_KINDS if k not in SELF_CLOSING_KINDS)  # intent, wait
 
 
 class NonDeterminism(MinirtError):
@@ -87,27 +97,114 @@ class Position:
 
 
 class Journal:
-    """The journal of one run as seen by one incarnation: a replay index plus an appender."""
+    """The journal of one run as seen by one incarnation: a replay index plus an appender.
+
+    Two forms with one interface. :meth:`load` (and the constructor) hold every event in memory,
+    verified at load. :meth:`stream` holds a bounded window: events are read from the store in
+    pages as positions are claimed (the chain verified as they stream), and positions more than
+    :data:`WINDOW` behind the furthest claimed one are dropped (looking one up again re-reads the
+    journal from the start: correct, slow)."""
 
     def __init__(self, store: Store, run_id: str, events: Sequence[Event]) -> None:
         self.store = store
         self.run_id = run_id
-        self.events: list[Event] = list(events)
+        self._events: list[Event] | None = list(events)
         self._by_step: dict[int, list[Event]] = defaultdict(list)
-        for e in self.events:
+        for e in self._events:
             if e.step is not None:
                 self._by_step[e.step].append(e)
+        self._stream: Iterator[Event] | None = None  # Invariant: None in the in-memory form
+        self._streamed = False
+        self._index: Sequence[int] | dict[int, int] = ()
+        self._read_seq = 0  # streamed: the seq of the last event taken from the stream
+        self._floor = 0  # streamed: positions below this were dropped from the window
+        self._top = -1  # streamed: the highest position recorded or noted
+        self._noted_from: int | None = None  # streamed: the seq of the first event noted
 
     @classmethod
     def load(cls, store: Store, run_id: str) -> Journal:
         """Read and verify the whole journal (raises JournalCorrupted on any bad row)."""
         return cls(store, run_id, store.read(run_id))
 
+    @classmethod
+    def stream(cls, store: Store, run_id: str) -> Journal:
+        """A journal read from the store as the replay advances, in bounded memory.
+
+        For a store without ``iter_events``/``step_index`` this is :meth:`load`. Verification
+        happens as the rows stream: a bad row raises :class:`JournalCorrupted` when it is reached,
+        and at the latest when a position past everything recorded is claimed (before this
+        incarnation's first new write), since that reads the journal to its end. Meant for a
+        replay right after a claim, which verified the whole journal before it wrote."""
+        if not (hasattr(store, "iter_events") and hasattr(store, "step_index")):
+            return cls.load(store, run_id)
+        j = cls(store, run_id, ())
+        j._events = None
+        j._streamed = True
+        j._index = store.step_index(run_id)
+        j._top = (max(j._index) if isinstance(j._index, dict) and j._index
+                  else len(j._index) - 1)
+        stream = store.iter_events(run_id)
+        first = next(stream, None)  # starts the stream now: its head is the index's moment
+        j._stream = None if first is None else itertools.chain((first,), stream)
+        return j
+
+    @property
+    def events(self) -> Sequence[Event]:
+        """Every event, in seq order. Streamed: a view that re-reads (and re-verifies) the
+        store's journal each time it is iterated, this incarnation's writes included."""
+        if self._events is not None:
+            return self._events
+        return _StoreView(self.store, self.run_id)
+
+    def _take(self, upto: int | None) -> None:
+        """Move events from the stream into the window, up to seq ``upto`` (None: all)."""
+        stream = self._stream
+        if stream is None:
+            return
+        by_step, floor, noted = self._by_step, self._floor, self._noted_from
+        for e in stream:
+            if noted is not None and e.seq >= noted:
+                break  # this incarnation's own writes: already in the window (note)
+            self._read_seq = e.seq
+            if e.step is not None and e.step >= floor:
+                by_step[e.step].append(e)
+            if upto is not None and e.seq >= upto:
+                return
+        self._stream = None  # read to the end: the whole journal and its head are verified
+
+    def _advance(self, step: int) -> list[Event] | None:
+        """Streamed form: make the window hold every event recorded at ``step``."""
+        if step < self._floor:
+            return [e for e in self.events if e.step == step] or None
+        index = self._index
+        if type(index) is dict:
+            last = index.get(step, 0)
+        else:
+            last = index[step] if 0 <= step < len(index) else 0
+        if last > self._read_seq:
+            self._take(last)
+        elif last == 0 and step >= self._top:
+            self._take(None)  # past everything recorded: verify the rest before any new write
+        if step - self._floor > 2 * WINDOW:
+            self._floor = floor = step - WINDOW
+            self._by_step = defaultdict(list, ((k, v) for k, v in self._by_step.items()
+                                               if k >= floor))
+        return self._by_step.get(step)
+
     def at(self, step: int) -> Position | None:
         """What is recorded at ``step``, or None if nothing is."""
-        rows = self._by_step.get(step)
+        rows = self._advance(step) if self._streamed else self._by_step.get(step)
         if not rows:
             return None
+        # The two shapes nearly every position has (what the general rule below gives them):
+        # an intent/wait and its outcome, or one self-closing event.
+        n = len(rows)
+        if n == 2:
+            a, b = rows
+            if a.kind in _OPENS_ONLY and b.kind in OUTCOME_KINDS:
+                return Position(step, a, b, ())
+        elif n == 1 and rows[0].kind in SELF_CLOSING_KINDS:
+            return Position(step, rows[0], rows[0], ())
         opening = next((e for e in rows if e.kind in OPENING_KINDS), None)
         outcome = next((e for e in reversed(rows) if e.kind in OUTCOME_KINDS), None)
         if opening is not None and opening.kind in SELF_CLOSING_KINDS:
@@ -120,12 +217,32 @@ class Journal:
 
     @property
     def recorded_steps(self) -> int:
+        """One past the highest position recorded (or written by this incarnation)."""
+        if self._streamed:
+            return self._top + 1
         return max(self._by_step, default=-1) + 1
+
+    def has_recorded_at_or_after(self, step: int) -> bool:
+        """Whether any event is recorded at a position ``>= step`` (cheap in both forms)."""
+        return self.recorded_steps > step
 
     def unresolved(self) -> list[Position]:
         """Every position with an intent and no outcome (what recovery must reconcile)."""
+        if self._streamed:
+            first_kind: dict[int, str] = {}
+            closed: set[int] = set()
+            for e in self.events:
+                if e.step is None:
+                    continue
+                if e.kind in OPENING_KINDS:
+                    first_kind.setdefault(e.step, e.kind)
+                elif e.kind in OUTCOME_KINDS:
+                    closed.add(e.step)
+            steps = sorted(s for s, k in first_kind.items() if k == "intent" and s not in closed)
+        else:
+            steps = sorted(self._by_step)
         out = []
-        for step in sorted(self._by_step):
+        for step in steps:
             pos = self.at(step)
             if pos is not None and pos.is_unresolved and pos.opening is not None \
                     and pos.opening.kind == "intent":
@@ -134,10 +251,15 @@ class Journal:
 
     def note(self, events: Sequence[Event]) -> None:
         """Add events this incarnation has just appended to the replay index."""
+        if self._streamed and self._noted_from is None and events:
+            self._noted_from = events[0].seq
         for e in events:
-            self.events.append(e)
+            if self._events is not None:
+                self._events.append(e)
             if e.step is not None:
                 self._by_step[e.step].append(e)
+                if e.step > self._top:
+                    self._top = e.step
 
     def payload(self, event: Event) -> Any:
         """The event's payload, with an artifact reference resolved."""
@@ -145,6 +267,23 @@ class Journal:
         if type(data) is dict and len(data) == 2 and "$artifact" in data and "size" in data:
             return json.loads(self.store.get_artifact(data["$artifact"]).decode("utf-8"))
         return data
+
+
+class _StoreView(Sequence[Event]):
+    """A streamed journal's ``events``: each iteration re-reads and re-verifies the store's
+    journal (bounded memory; O(n) time per pass). Indexing builds the list once."""
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self._store, self._run_id = store, run_id
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._store.iter_events(self._run_id))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        return list(self)[i]
 
 
 def new_event(store: Store, kind: str, step: int | None, payload: Any, at: float, *,

@@ -633,7 +633,7 @@ class Runtime:
         fn = self.workflows.get(workflow)
         if fn is None:
             raise UnknownWorkflow(workflow=workflow, known=sorted(self.workflows))
-        journal = Journal.load(self.store, run_id)
+        journal = Journal.stream(self.store, run_id)  # bounded memory (verified by the claim)
         ctx = self.new_context(run_id, incarnation, journal, json.loads(input_json))
         self.faults.hit("after_claim", run_id=run_id)
         # An UNCERTAIN run replays up to its unresolved intent; reconciling it moves the run back

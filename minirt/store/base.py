@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from .chainkey import PREFIX as KEYED_PREFIX
 from .chainkey import ChainKeys, ChainKeyUnknown
 
 GENESIS = "sha256:" + "0" * 64  # the "previous digest" of a run's first event
+PAGE_SIZE = 1000  # rows per page when a journal is streamed (iter_events, a claim's check)
 
 
 class JournalCorrupted(MinirtError):
@@ -87,6 +89,14 @@ class NotStorable(MinirtError):
 def not_storable(exc: UnicodeEncodeError) -> NotStorable:
     bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else "?"
     return NotStorable(reason=f"{ascii(bad)} at index {exc.start} has no UTF-8 form")
+
+
+class StoreArgumentInvalid(MinirtError):
+    """A store tuning argument that cannot work (a page size below 1, a negative group commit
+    window). Raised before anything is read or written."""
+
+    fields = ("reason",)
+    template = "store argument invalid: {reason}"
 
 
 class ArtifactMissing(MinirtError):
@@ -159,21 +169,39 @@ def chain(run_id: str, incarnation: int, prev_seq: int, prev_digest: str,
     return out
 
 
-def verify(run_id: str, rows: Sequence[Event], keys: ChainKeys | None = None) -> list[Event]:
-    """Check the chain of ``rows`` (ordered by seq); return them or raise JournalCorrupted.
+class ChainVerifier:
+    """Checks a journal streamed in seq order, one event at a time, in constant memory.
 
-    With ``keys`` every digest must be a valid HMAC under one of them: a plain ``sha256:``
-    digest is refused (anyone can compute one). Without keys, a keyed journal cannot be checked
-    and is refused with :class:`~.chainkey.ChainKeyUnknown`."""
-    prev = GENESIS
-    for expected_seq, row in enumerate(rows, start=1):
+    Feed every event from seq 1 on to :meth:`check` (it raises :class:`JournalCorrupted` or
+    :class:`~.chainkey.ChainKeyUnknown` at the first bad one, exactly as :func:`verify` does),
+    then call :meth:`finish` with the run's recorded head. Holds only the last digest, the
+    count, and the digest at the head's seq, so a store can verify a journal page by page
+    without keeping it."""
+
+    __slots__ = ("run_id", "keys", "seq", "prev", "at_head", "_head_seq", "_pre")
+
+    def __init__(self, run_id: str, keys: ChainKeys | None = None,
+                 head: Sequence[Any] | None = None) -> None:
+        self.run_id = run_id
+        self.keys = keys
+        self.seq = 0  # Invariant: the seq of the last event checked (0 before the first)
+        self.prev = GENESIS  # Invariant: the digest of event ``seq`` (GENESIS before the first)
+        self._head_seq = int(head[0]) if head is not None and head[0] > 0 else 0
+        self.at_head: str | None = None  # the digest checked at the head's seq, once reached
+        self._pre = f"{len(run_id)}:{run_id}|"
+
+    def check(self, row: Event) -> None:
+        """Check one event, the next in seq order (see :func:`verify` for the rules)."""
+        expected_seq = self.seq + 1
+        run_id = self.run_id
         if row.seq != expected_seq:
             raise JournalCorrupted(run_id=run_id, seq=expected_seq,
                                    reason=f"expected seq {expected_seq}, found {row.seq}")
-        if row.prev_digest != prev:
+        if row.prev_digest != self.prev:
             raise JournalCorrupted(run_id=run_id, seq=row.seq,
                                    reason="link to the previous event does not match")
         d = row.digest
+        keys = self.keys
         if d.startswith(KEYED_PREFIX):
             if keys is None:
                 raise ChainKeyUnknown(run_id=run_id, seq=row.seq,
@@ -191,8 +219,123 @@ def verify(run_id: str, rows: Sequence[Event], keys: ChainKeys | None = None) ->
                                row.incarnation, row.at, row.prev_digest):
             raise JournalCorrupted(run_id=run_id, seq=row.seq,
                                    reason="content does not match its digest")
-        prev = d
+        self.seq = expected_seq
+        self.prev = d
+        if expected_seq == self._head_seq:
+            self.at_head = d
+
+    def check_plain(self, seq: int, kind: str, step: int | None, payload_json: str,
+                    incarnation: int, at: float, raw: bytes) -> str:
+        """:meth:`check` for a row whose stored digest is a plain sha256 as 32 raw bytes and
+        whose link is implied (the previous row's digest): compares the raw digests, builds
+        no :class:`Event`. Returns the digest text. Under a keyed chain it raises, as
+        :meth:`check` does for a plain digest."""
+        expected_seq = self.seq + 1
+        if seq != expected_seq:
+            raise JournalCorrupted(run_id=self.run_id, seq=expected_seq,
+                                   reason=f"expected seq {expected_seq}, found {seq}")
+        if self.keys is not None:
+            raise JournalCorrupted(run_id=self.run_id, seq=seq,
+                                   reason="a plain sha256 digest where the keyed chain needs an "
+                                          "HMAC: written or rewritten without the chain key")
+        message = (f"{self._pre}{seq}|{len(kind)}:{kind}|{step}|{incarnation}|{float(at)!r}|"
+                   f"{self.prev}").encode("utf-8", "surrogatepass") + b"\n" \
+            + payload_json.encode("utf-8")
+        if _sha256(message).digest() != raw:
+            raise JournalCorrupted(run_id=self.run_id, seq=seq,
+                                   reason="content does not match its digest")
+        d = "sha256:" + raw.hex()
+        self.seq = expected_seq
+        self.prev = d
+        if expected_seq == self._head_seq:
+            self.at_head = d
+        return d
+
+    def known(self, events: Sequence[Event]) -> None:
+        """Take ``events`` (the next ones, consecutive from ``seq + 1``, each linked to the one
+        before) as verified without hashing: the caller knows this store verified them and
+        nobody has written since (see ``SQLiteStore.iter_events``). Head bookkeeping only."""
+        if not events:
+            return
+        if events[0].seq != self.seq + 1 or events[0].prev_digest != self.prev:
+            raise JournalCorrupted(run_id=self.run_id, seq=self.seq + 1,
+                                   reason=f"expected seq {self.seq + 1}, found {events[0].seq}")
+        first = events[0].seq
+        if first <= self._head_seq < first + len(events):
+            self.at_head = events[self._head_seq - first].digest
+        self.seq = events[-1].seq
+        self.prev = events[-1].digest
+
+    def finish(self, head: Sequence[Any] | None) -> None:
+        """After the last event: check the count and the head's digest (:func:`verify_head`)."""
+        if head is None or head[0] <= 0:
+            return
+        last_seq, last_digest = head
+        if self.seq < last_seq:
+            raise JournalCorrupted(run_id=self.run_id, seq=self.seq + 1,
+                                   reason=f"the journal ends at seq {self.seq} but the run"
+                                          f" recorded events up to seq {last_seq}")
+        at_head = self.at_head if int(last_seq) == self._head_seq else None
+        if at_head != last_digest:
+            raise JournalCorrupted(run_id=self.run_id, seq=last_seq,
+                                   reason="digest does not match the run's recorded head")
+
+
+_sha256 = hashlib.sha256
+
+
+def verify(run_id: str, rows: Sequence[Event], keys: ChainKeys | None = None) -> list[Event]:
+    """Check the chain of ``rows`` (ordered by seq); return them or raise JournalCorrupted.
+
+    With ``keys`` every digest must be a valid HMAC under one of them: a plain ``sha256:``
+    digest is refused (anyone can compute one). Without keys, a keyed journal cannot be checked
+    and is refused with :class:`~.chainkey.ChainKeyUnknown`. (:class:`ChainVerifier` is the
+    same check, streamed.)"""
+    checker = ChainVerifier(run_id, keys)
+    for row in rows:
+        checker.check(row)
     return list(rows)
+
+
+class StepIndexBuilder:
+    """Builds a store's ``step_index`` from ``(step, seq)`` pairs given in seq order: a compact
+    array (8 bytes a position) while the positions are dense, a dict once they are sparse."""
+
+    __slots__ = ("arr", "sparse")
+
+    def __init__(self) -> None:
+        self.arr = array("q")
+        self.sparse: dict[int, int] | None = None
+
+    def add(self, step: int, seq: int) -> None:
+        sparse = self.sparse
+        if sparse is not None:
+            sparse[step] = max(seq, sparse.get(step, 0))
+            return
+        arr = self.arr
+        n = len(arr)
+        if step == n:
+            arr.append(seq)
+        elif 0 <= step < n:
+            if seq > arr[step]:
+                arr[step] = seq
+        elif n < step < 2 * n + 1024:
+            arr.extend(array("q", bytes(8 * (step - n))))
+            arr.append(seq)
+        else:  # a negative or far-away position: keep a dict from now on
+            self.sparse = {i: v for i, v in enumerate(arr) if v}
+            self.sparse[step] = max(seq, self.sparse.get(step, 0))
+
+    def result(self) -> Sequence[int] | dict[int, int]:
+        return self.sparse if self.sparse is not None else self.arr
+
+
+def index_from(rows: Sequence[Sequence[Any]]) -> Sequence[int] | dict[int, int]:
+    """``(step, max seq)`` rows (any order) as a store's ``step_index`` returns them."""
+    builder = StepIndexBuilder()
+    for step, seq in sorted(rows, key=lambda r: r[1]):
+        builder.add(int(step), int(seq))
+    return builder.result()
 
 
 def verify_head(run_id: str, events: Sequence[Event], head: Sequence[Any] | None) -> None:
@@ -309,6 +452,11 @@ class Store(Protocol):
                ) -> list[Event]: ...
 
     def read(self, run_id: str, *, after_seq: int = 0) -> list[Event]: ...
+
+    def iter_events(self, run_id: str, *, after_seq: int = 0,
+                    page_size: int = PAGE_SIZE) -> Iterator[Event]: ...
+
+    def step_index(self, run_id: str) -> Sequence[int] | dict[int, int]: ...
 
     def put_artifact(self, data: bytes) -> str: ...
 

@@ -72,24 +72,27 @@ from ..run import (
 )
 from .base import (
     GENESIS,
+    PAGE_SIZE,
     ArtifactMissing,
+    ChainVerifier,
     Event,
     JournalCorrupted,
     NewEvent,
     NotStorable,
     PruneReport,
     RunRecord,
+    StoreArgumentInvalid,
     StoreFault,
     StoreFull,
     artifact_refs,
     chain,
     check_prune_age,
+    index_from,
     not_storable,
-    verify,
-    verify_head,
     verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
+from .group_commit import AppendRequest, GroupCommit
 from .pg_local import redact
 
 
@@ -180,18 +183,19 @@ class PostgresStore:
 
     def __init__(self, url: str, *, connect_timeout_s: int = 10,
                  idle_in_transaction_timeout_ms: int = 60_000,
-                 chain_key: ChainKeys | str | None = None) -> None:
+                 chain_key: ChainKeys | str | None = None, group_commit: bool = True,
+                 group_window_s: float = 0.0, group_max: int = 256) -> None:
         self.url = redact(url)  # Invariant: never holds a password (it goes into messages)
         #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
         self.chain_keys = resolve(chain_key)
         #: Runs that :meth:`claim_next` skipped because their journal did not verify.
         self.refused: dict[str, MinirtError] = {}
-        # run_id -> the journal its last claim here verified, with the claim's rows; used once,
-        # by the next read, and only if the run's head is still that journal's last row.
-        self._claimed: dict[str, list[Event]] = {}
         self._lock = threading.RLock()
         self._depth = 0  # Invariant: >0 exactly while a transaction is open on self._db
         self._rejections: list[tuple[Any, ...]] = []  # stale writes to record after rollback
+        #: Appends of concurrent threads committed together (None: one transaction each).
+        self._group = (GroupCommit(self._commit_batch, window_s=group_window_s,
+                                   max_batch=group_max) if group_commit else None)
         try:
             import psycopg
         except ImportError:
@@ -342,18 +346,15 @@ class PostgresStore:
                     self._note_stale(run_id, event.kind, event.incarnation, current.incarnation,
                                      exc)
                 raise
-            verified = None
             if event.kind == "claim":  # verify before the claim writes anything (a resume)
-                verified = self._verify_txn(db, row)
+                self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
             if event.kind == "claim":
                 self._claimed_txn(db, new, event.at)
-            appended = (self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
-                        if events else [])
+            if events:
+                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
             if kv:
                 self._kv_txn(db, run_id, kv)
-        if verified is not None:
-            self._remember_claim(run_id, verified + appended)
         return new
 
     def claim_next(self, worker_id: str, at: float, lease_for: float,
@@ -381,7 +382,7 @@ class PostgresStore:
                 if row is None:
                     return None
                 try:  # verify before the claim writes anything; a corrupted run is skipped
-                    verified = self._verify_txn(db, row)
+                    self._verify_txn(db, row)
                 except (JournalCorrupted, ChainKeyUnknown) as exc:
                     self.refused[row[0]] = exc
                     skipped.append(row[0])
@@ -393,9 +394,8 @@ class PostgresStore:
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
             self._claimed_txn(db, new, at)
-            appended = (self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1],
-                                         events) if events else [])
-        self._remember_claim(new.run_id, verified + appended)
+            if events:
+                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: Any, new: Run, expected_revision: int, at: float) -> None:
@@ -419,28 +419,63 @@ class PostgresStore:
         """Append ``events`` to the run's journal if ``incarnation`` is still current (fenced).
 
         All rows, the lease extension and ``kv`` changes commit in one transaction. With no
-        events and a ``lease_until`` this is a fenced heartbeat.
+        events and a ``lease_until`` this is a fenced heartbeat. With group commit (the
+        default), appends that threads make at the same time share one transaction and one
+        commit, each in its own savepoint (:mod:`minirt.store.group_commit`); every caller
+        returns only after the commit holding its rows. Inside an open :meth:`transaction`
+        the append joins it instead.
         """
-        with self.transaction() as db:
-            row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
-                             " WHERE run_id=%s FOR UPDATE", (run_id,)).fetchone()
-            if row is None:
-                raise RunNotFound(run_id=run_id)
-            current, state, last_seq, last_digest = row
-            if current != incarnation:
-                exc = StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
-                                       current=current)
-                self._note_stale(run_id, "append" if events else "heartbeat", incarnation,
-                                 current, exc)
-                raise exc
-            if RunState(state) in TERMINAL:
-                raise RunIsTerminal(run_id=run_id, state=state, event="append")
-            out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
-            if lease_until is not None:
-                db.execute("UPDATE runs SET lease_expires_at=%s WHERE run_id=%s",
-                           (lease_until, run_id))
-            if kv:
-                self._kv_txn(db, run_id, kv)
+        if self._group is None or self._depth:
+            with self.transaction() as db:
+                return self._append_body(db, run_id, incarnation, events, lease_until, kv)
+        return self._group.submit(AppendRequest(run_id, incarnation, events, lease_until, kv))
+
+    def _commit_batch(self, batch: Sequence[AppendRequest]) -> None:
+        """The group commit leader's work: ``batch`` in one transaction, a savepoint each
+        (psycopg's nested transaction; none for a batch of one)."""
+        try:
+            with self.transaction() as db:
+                if len(batch) == 1:
+                    r = batch[0]
+                    r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                               r.lease_until, r.kv)
+                    return
+                for r in batch:
+                    try:
+                        with db.transaction():
+                            r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                                       r.lease_until, r.kv)
+                    except (MinirtError, UnicodeEncodeError) as exc:  # this append only
+                        r.rows = None
+                        r.error = (not_storable(exc) if isinstance(exc, UnicodeEncodeError)
+                                   else exc)
+        except Exception as exc:  # the transaction failed as a whole (lost connection, commit)
+            for r in batch:
+                r.rows = None
+                r.error = r.error or exc
+
+    def _append_body(self, db: Any, run_id: str, incarnation: int, events: Sequence[NewEvent],
+                     lease_until: float | None, kv: dict[str, str | None] | None
+                     ) -> list[Event]:
+        row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
+                         " WHERE run_id=%s FOR UPDATE", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFound(run_id=run_id)
+        current, state, last_seq, last_digest = row
+        if current != incarnation:
+            exc = StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
+                                   current=current)
+            self._note_stale(run_id, "append" if events else "heartbeat", incarnation,
+                             current, exc)
+            raise exc
+        if RunState(state) in TERMINAL:
+            raise RunIsTerminal(run_id=run_id, state=state, event="append")
+        out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
+        if lease_until is not None:
+            db.execute("UPDATE runs SET lease_expires_at=%s WHERE run_id=%s",
+                       (lease_until, run_id))
+        if kv:
+            self._kv_txn(db, run_id, kv)
         return out
 
     def _append_txn(self, db: Any, run_id: str, incarnation: int, last_seq: int,
@@ -463,39 +498,64 @@ class PostgresStore:
         The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
         rows are also checked against the run's head (``last_seq``/``last_digest``, written in
         the same transaction as every append). The head is read first: a concurrent append can
-        only add rows after it. Right after a claim by this store, the journal that claim verified
-        (plus its own rows) is returned instead, once, if the head is still its last row: the
-        replay uses exactly what was verified, and a resume verifies once, not twice.
+        only add rows after it. The whole list is built: use :meth:`iter_events` to stream.
         """
-        claimed = self._claimed.pop(run_id, None)
+        return list(self.iter_events(run_id, after_seq=after_seq))
+
+    def iter_events(self, run_id: str, *, after_seq: int = 0,
+                    page_size: int = PAGE_SIZE) -> Iterator[Event]:
+        """The run's journal as :meth:`read` checks it, streamed in pages of ``page_size`` rows
+        (keyset pagination on ``seq``), the chain verified as it streams; memory is one page.
+        A bad row raises :class:`JournalCorrupted` when the stream reaches it (see
+        :meth:`minirt.store.sqlite.SQLiteStore.iter_events`)."""
+        if page_size < 1:
+            raise StoreArgumentInvalid(reason=f"page_size must be at least 1, not {page_size!r}")
         head = self._query("SELECT last_seq, last_digest FROM runs WHERE run_id=%s", (run_id,),
                            one=True)
-        if claimed is not None and _is_head(claimed, head):
-            return claimed[after_seq:]
-        rows = self._query(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
-                           (run_id,))
-        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
-        verify_head(run_id, events, head)
-        return events[after_seq:] if after_seq else events
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        last = 0
+        while True:
+            rows = self._query(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s AND seq>%s"
+                               " ORDER BY seq LIMIT %s", (run_id, last, page_size))
+            for r in rows:
+                e = Event(*r)
+                checker.check(e)
+                if e.seq > after_seq:
+                    yield e
+            if len(rows) < page_size:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
 
-    def _remember_claim(self, run_id: str, events: list[Event]) -> None:
-        """Keep the journal a claim verified (plus the claim's own rows) for the replay's read:
-        the replay then uses exactly what was verified, without reading it again."""
-        self._claimed[run_id] = events
-        while len(self._claimed) > 4:
-            self._claimed.pop(next(iter(self._claimed)))
+    def step_index(self, run_id: str) -> Sequence[int] | dict[int, int]:
+        """For each recorded step position, the last seq that records it (see
+        :meth:`minirt.store.sqlite.SQLiteStore.step_index`); not verified."""
+        return index_from(self._query("SELECT step, MAX(seq) FROM events WHERE run_id=%s AND"
+                                      " step IS NOT NULL GROUP BY step", (run_id,)))
 
-    def _verify_txn(self, db: Any, row: Sequence[Any]) -> list[Event]:
+    def _verify_txn(self, db: Any, row: Sequence[Any]) -> None:
         """Verify the run's whole journal inside the open transaction (before a claim), and the
         run row's workflow and input against the journal's first event (``row``: the run's
-        columns, ending with its head ``last_seq, last_digest``)."""
+        columns, ending with its head ``last_seq, last_digest``). Streams page by page and
+        keeps nothing but the first event."""
         run_id = row[0]
-        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s ORDER BY seq",
-                          (run_id,)).fetchall()
-        events = verify(run_id, [Event(*r) for r in rows], self.chain_keys)
-        verify_head(run_id, events, (row[-2], row[-1]))
-        verify_origin(run_id, events, row[1], row[2])
-        return events
+        head = (row[-2], row[-1])
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        first: list[Event] = []
+        last = 0
+        while True:
+            rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=%s AND seq>%s"
+                              " ORDER BY seq LIMIT %s", (run_id, last, PAGE_SIZE)).fetchall()
+            for r in rows:
+                e = Event(*r)
+                checker.check(e)
+                if not first:
+                    first.append(e)
+            if len(rows) < PAGE_SIZE:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
+        verify_origin(run_id, first, row[1], row[2])
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
@@ -652,15 +712,6 @@ _TERMINAL_VALUES = tuple(sorted(state.value for state in TERMINAL))
 
 class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
     pass
-
-
-def _is_head(events: list[Event], head: Any) -> bool:
-    """Whether ``events`` end where the run's recorded head ``(last_seq, last_digest)`` is."""
-    if head is None:
-        return False
-    if not events:
-        return int(head[0]) == 0
-    return (int(head[0]), str(head[1])) == (events[-1].seq, events[-1].digest)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -14,6 +14,10 @@ Guarantees:
   raises a named error; a full disk (or ``max_page_count``) raises :class:`StoreFull` with the
   write rolled back.
 - :meth:`SQLiteStore.prune` deletes finished runs only, with their journals, kv and artifacts.
+- Journals are read in pages (:meth:`SQLiteStore.iter_events`), verified as they stream.
+- Appends that several threads make at once share one transaction and one fsync (group commit,
+  :mod:`minirt.store.group_commit`); each caller returns only once the commit holding its rows
+  is durable, and one append's error writes none of it without touching the others.
 
 Does not: share a file across machines (use :mod:`minirt.store.postgres`), or protect against a
 disk that lies about fsync.
@@ -47,24 +51,29 @@ from ..run import (
 )
 from .base import (
     GENESIS,
+    PAGE_SIZE,
     ArtifactMissing,
+    ChainVerifier,
     Event,
     JournalCorrupted,
     NewEvent,
     NotStorable,
     PruneReport,
     RunRecord,
+    StepIndexBuilder,
+    StoreArgumentInvalid,
     StoreFault,
     StoreFull,
     artifact_refs,
     chain,
     check_prune_age,
+    index_from,
     not_storable,
-    verify,
-    verify_head,
     verify_origin,
 )
 from .chainkey import ChainKeys, ChainKeyUnknown, resolve
+from .group_commit import AppendRequest as _AppendRequest
+from .group_commit import GroupCommit
 
 
 class StoreUnreadable(StoreFault):
@@ -127,8 +136,9 @@ class SQLiteStore:
     """A durable store in one SQLite file. ``path=":memory:"`` gives a non-durable one for demos."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL",
-                 busy_timeout_ms: int = 10_000, chain_key: ChainKeys | str | None = None
-                 ) -> None:
+                 busy_timeout_ms: int = 10_000, chain_key: ChainKeys | str | None = None,
+                 group_commit: bool = True, group_window_s: float = 0.0,
+                 group_max: int = 256) -> None:
         self.path = str(path)
         #: The keyed chain's keys (:mod:`.chainkey`), or None for the plain sha256 chain.
         self.chain_keys = resolve(chain_key)
@@ -137,12 +147,19 @@ class SQLiteStore:
         # run_id -> (incarnation, last_seq, last_digest) as this process last wrote them. Only a
         # hint: the fast append path re-checks all three in its UPDATE's WHERE clause.
         self._heads: dict[str, tuple[int, int, str]] = {}
-        # run_id -> the journal its last claim here verified, with the claim's rows; used once,
-        # by the next read, and only if the run's head is still that journal's last row.
-        self._claimed: dict[str, list[Event]] = {}
         #: Runs that :meth:`claim_next` skipped because their journal did not verify (run id ->
         #: the error). They stay as they are, for an operator (``minirt show`` names the row).
         self.refused: dict[str, MinirtError] = {}
+        # run_id -> PRAGMA data_version when a claim here verified the run's whole journal. While
+        # it is unchanged no other connection has written, and this store only added rows since
+        # (a caller's transaction() clears it): those rows need not be hashed again on read.
+        self._verified: dict[str, int] = {}
+        # run_id -> (data_version, last seq, step index) of the journal the last claims here
+        # verified; used once, by the next step_index, if nothing was written since.
+        self._claim_index: dict[str, tuple[int, int, Any]] = {}
+        #: Appends of concurrent threads committed together (None: one transaction each).
+        self._group = (GroupCommit(self._commit_batch, window_s=group_window_s,
+                                   max_batch=group_max) if group_commit else None)
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None,
                                        check_same_thread=False, timeout=busy_timeout_ms / 1000)
@@ -162,7 +179,18 @@ class SQLiteStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; nested calls join the outer one (all commit or none)."""
+        """One write transaction; nested calls join the outer one (all commit or none).
+
+        What a caller does with the connection is not known, so it forgets which journals a
+        claim verified (see :meth:`iter_events`): they are hashed again on their next read."""
+        with self._lock:
+            self._verified.clear()
+            with self._txn() as db:
+                yield db
+
+    @contextmanager
+    def _txn(self) -> Iterator[sqlite3.Connection]:
+        """:meth:`transaction` for this class's own writes (which only ever add rows)."""
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -212,7 +240,7 @@ class SQLiteStore:
 
     def create_run(self, run_id: str, workflow: str, input_json: str, at: float,
                    events: Sequence[NewEvent] = ()) -> RunRecord:
-        with self.transaction() as db:
+        with self._txn() as db:
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
                 raise DuplicateRun(run_id=run_id)
             db.execute(
@@ -249,7 +277,7 @@ class SQLiteStore:
         """Apply ``event`` (compare-and-set on the revision) and append ``events``, atomically."""
         from ..run import RevisionConflict
 
-        with self.transaction() as db:
+        with self._txn() as db:
             row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"
                              " WHERE run_id=?", (run_id,)).fetchone()
             if row is None:
@@ -259,16 +287,13 @@ class SQLiteStore:
                 raise RevisionConflict(run_id=run_id, expected=expected_revision,
                                        actual=current.revision)
             new = self.apply_event(current, event)
-            verified = None
             if event.kind == "claim":  # verify before the claim writes anything (a resume)
-                verified = self._verify_txn(db, row)
+                self._verify_txn(db, row)
             self._write_run_txn(db, new, current.revision, event.at)
-            appended = (self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
-                        if events else [])
+            if events:
+                self._append_txn(db, run_id, new.incarnation, row[10], row[11], events)
             if kv:
                 self._kv_txn(db, run_id, kv)
-        if verified is not None:
-            self._remember_claim(run_id, verified + appended)
         return new
 
     def apply_event(self, run: Run, event: RunEvent) -> Run:
@@ -288,7 +313,7 @@ class SQLiteStore:
         if workflows:
             sql += f" AND workflow IN ({','.join('?' * len(workflows))})"
             args += list(workflows)
-        with self.transaction() as db:
+        with self._txn() as db:
             skipped: list[str] = []
             while True:
                 q = sql + (f" AND run_id NOT IN ({','.join('?' * len(skipped))})"
@@ -298,7 +323,7 @@ class SQLiteStore:
                 if row is None:
                     return None
                 try:  # verify before the claim writes anything; a corrupted run is skipped
-                    verified = self._verify_txn(db, row)
+                    self._verify_txn(db, row)
                 except (JournalCorrupted, ChainKeyUnknown) as exc:
                     self.refused[row[0]] = exc
                     skipped.append(row[0])
@@ -309,9 +334,8 @@ class SQLiteStore:
             new = apply(rec.run, RunEvent("claim", at=at, worker_id=worker_id,
                                           lease_for=lease_for))
             self._write_run_txn(db, new, rec.run.revision, at)
-            appended = (self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1],
-                                         events) if events else [])
-        self._remember_claim(new.run_id, verified + appended)
+            if events:
+                self._append_txn(db, new.run_id, new.incarnation, row[-2], row[-1], events)
         return RunRecord(new, rec.workflow, rec.input_json, rec.created_at)
 
     def _write_run_txn(self, db: sqlite3.Connection, new: Run, expected_revision: int,
@@ -333,43 +357,91 @@ class SQLiteStore:
                ) -> list[Event]:
         """Append ``events`` to the run's journal if ``incarnation`` is still current (fenced).
 
-        All rows, the lease extension and ``kv`` changes commit in one transaction.
+        All rows, the lease extension and ``kv`` changes commit in one transaction. With group
+        commit (the default), appends that threads make at the same time share one transaction
+        and one fsync (:mod:`minirt.store.group_commit`), each in its own savepoint, so one
+        append's error (a stale incarnation) writes none of it and does not touch the others;
+        every caller returns only after the commit holding its rows. Inside an open
+        :meth:`transaction` the append joins that transaction instead.
         """
-        with self.transaction() as db:
-            head = self._heads.get(run_id)
-            if head is not None and head[0] == incarnation and events:
-                # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
-                # appended meanwhile (last_seq) and moves the head; then the INSERT.
-                rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
-                cur = db.execute(
-                    "UPDATE runs SET last_seq=?, last_digest=?,"
-                    " lease_expires_at=COALESCE(?, lease_expires_at)"
-                    " WHERE run_id=? AND incarnation=? AND last_seq=? AND state NOT IN (?,?,?)",
-                    (rows[-1].seq, rows[-1].digest, lease_until, run_id, incarnation, head[1],
-                     *_TERMINAL_VALUES))
-                if cur.rowcount == 1:
-                    self._insert_txn(db, rows)
-                    if kv:
-                        self._kv_txn(db, run_id, kv)
-                    self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest)
-                    return rows
-                self._heads.pop(run_id, None)  # someone else moved the run: take the slow path
-            row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
-                             " WHERE run_id=?", (run_id,)).fetchone()
-            if row is None:
-                raise RunNotFound(run_id=run_id)
-            current, state, last_seq, last_digest = row
-            if current != incarnation:
-                raise StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
-                                       current=current)
-            if RunState(state) in TERMINAL:
-                raise RunIsTerminal(run_id=run_id, state=state, event="append")
-            out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
-            if lease_until is not None:
-                db.execute("UPDATE runs SET lease_expires_at=? WHERE run_id=?",
-                           (lease_until, run_id))
-            if kv:
-                self._kv_txn(db, run_id, kv)
+        group = self._group
+        if group is not None and not self._depth:
+            # Alone (no commit being led, the connection free): commit at once, as without
+            # group commit; a caller arriving meanwhile finds the lock taken and queues.
+            if group.busy or not self._lock.acquire(blocking=False):
+                return group.submit(_AppendRequest(run_id, incarnation, events, lease_until, kv))
+            try:
+                with self._txn() as db:
+                    return self._append_body(db, run_id, incarnation, events, lease_until, kv)
+            finally:
+                self._lock.release()
+        with self._txn() as db:
+            return self._append_body(db, run_id, incarnation, events, lease_until, kv)
+
+    def _commit_batch(self, batch: Sequence[_AppendRequest]) -> None:
+        """The group commit leader's work: ``batch`` in one transaction, a savepoint each
+        (none for a batch of one: its transaction is its savepoint). Sets each request's
+        ``rows`` or ``error``; :mod:`.group_commit` releases the callers afterwards."""
+        try:
+            with self._txn() as db:
+                if len(batch) == 1:
+                    r = batch[0]
+                    r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                               r.lease_until, r.kv)
+                    return
+                for r in batch:
+                    db.execute("SAVEPOINT minirt_append")
+                    try:
+                        r.rows = self._append_body(db, r.run_id, r.incarnation, r.events,
+                                                   r.lease_until, r.kv)
+                    except (MinirtError, UnicodeEncodeError) as exc:  # this append only
+                        db.execute("ROLLBACK TO minirt_append")
+                        self._heads.pop(r.run_id, None)
+                        r.error = (not_storable(exc) if isinstance(exc, UnicodeEncodeError)
+                                   else exc)
+                    db.execute("RELEASE minirt_append")
+        except Exception as exc:  # the transaction failed as a whole (full disk, commit)
+            for r in batch:
+                r.rows = None
+                r.error = r.error or exc
+
+    def _append_body(self, db: sqlite3.Connection, run_id: str, incarnation: int,
+                     events: Sequence[NewEvent], lease_until: float | None,
+                     kv: dict[str, str | None] | None) -> list[Event]:
+        head = self._heads.get(run_id)
+        if head is not None and head[0] == incarnation and events:
+            # Fast path: one conditional UPDATE both fences (incarnation), checks nobody
+            # appended meanwhile (last_seq) and moves the head; then the INSERT.
+            rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
+            cur = db.execute(
+                "UPDATE runs SET last_seq=?, last_digest=?,"
+                " lease_expires_at=COALESCE(?, lease_expires_at)"
+                " WHERE run_id=? AND incarnation=? AND last_seq=? AND state NOT IN (?,?,?)",
+                (rows[-1].seq, rows[-1].digest, lease_until, run_id, incarnation, head[1],
+                 *_TERMINAL_VALUES))
+            if cur.rowcount == 1:
+                self._insert_txn(db, rows)
+                if kv:
+                    self._kv_txn(db, run_id, kv)
+                self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest)
+                return rows
+            self._heads.pop(run_id, None)  # someone else moved the run: take the slow path
+        row = db.execute("SELECT incarnation, state, last_seq, last_digest FROM runs"
+                         " WHERE run_id=?", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFound(run_id=run_id)
+        current, state, last_seq, last_digest = row
+        if current != incarnation:
+            raise StaleIncarnation(run_id=run_id, event="append", incarnation=incarnation,
+                                   current=current)
+        if RunState(state) in TERMINAL:
+            raise RunIsTerminal(run_id=run_id, state=state, event="append")
+        out = self._append_txn(db, run_id, incarnation, last_seq, last_digest, events)
+        if lease_until is not None:
+            db.execute("UPDATE runs SET lease_expires_at=? WHERE run_id=?",
+                       (lease_until, run_id))
+        if kv:
+            self._kv_txn(db, run_id, kv)
         return out
 
     def _append_txn(self, db: sqlite3.Connection, run_id: str, incarnation: int, last_seq: int,
@@ -395,52 +467,128 @@ class SQLiteStore:
         The chain alone cannot see a missing or rewritten *last* row (nothing links to it), so the
         rows are also checked against the run's head (``last_seq``/``last_digest``, written in
         the same transaction as every append). The head is read first: a concurrent append can
-        only add rows after it. Right after a claim by this store, the journal that claim verified
-        (plus its own rows) is returned instead, once, if the head is still its last row: the
-        replay uses exactly what was verified, and a resume verifies once, not twice.
+        only add rows after it. The whole list is built: use :meth:`iter_events` to stream.
         """
+        return list(self.iter_events(run_id, after_seq=after_seq))
+
+    def iter_events(self, run_id: str, *, after_seq: int = 0,
+                    page_size: int = PAGE_SIZE) -> Iterator[Event]:
+        """The run's journal as :meth:`read` checks it, streamed in pages of ``page_size`` rows
+        (keyset pagination on ``seq``), the chain verified as it streams.
+
+        Memory is one page, whatever the journal's length. Every row is verified, from seq 1
+        even when ``after_seq`` skips the front (seq, link, head; and its content hash unless a
+        claim by this store verified the whole journal and, per ``PRAGMA data_version``, no
+        other connection has written the file since, nor any caller's :meth:`transaction`); a bad row raises :class:`JournalCorrupted` when
+        the stream reaches it (the rows before it were yielded: a caller that must not act on
+        a corrupted journal verifies it whole first, as a claim does). The store's lock is held
+        while a page is fetched, not between pages, so other threads write meanwhile."""
+        if page_size < 1:
+            raise StoreArgumentInvalid(reason=f"page_size must be at least 1, not {page_size!r}")
         with self._lock:
-            claimed = self._claimed.pop(run_id, None)
             try:
                 head = self._db.execute("SELECT last_seq, last_digest FROM runs WHERE run_id=?",
                                         (run_id,)).fetchone()
-                if claimed is not None and _is_head(claimed, head):
-                    return claimed[after_seq:]
-                rows = self._db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=?"
-                                        " ORDER BY seq", (run_id,)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreUnreadable(path=self.path, reason=str(exc)) from None
             except UnicodeEncodeError as exc:
                 raise not_storable(exc) from None
-        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
-        verify_head(run_id, events, head)
-        return events[after_seq:] if after_seq else events
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        last = 0
+        while True:
+            with self._lock:
+                rows = self._page(self._db, run_id, last, page_size)
+                trusted = (run_id in self._verified and self._verified[run_id]
+                           == self._db.execute("PRAGMA data_version").fetchone()[0])
+            page = _checked(checker, rows, trusted=trusted)
+            if after_seq and page and page[0].seq <= after_seq:
+                page = [e for e in page if e.seq > after_seq]
+            yield from page
+            if len(rows) < page_size:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
 
-    def _remember_claim(self, run_id: str, events: list[Event]) -> None:
-        """Keep the journal a claim verified (plus the claim's own rows) for the replay's read:
-        the replay then uses exactly what was verified, without reading it again."""
-        self._claimed[run_id] = events
-        while len(self._claimed) > 4:
-            self._claimed.pop(next(iter(self._claimed)))
+    def _page(self, db: sqlite3.Connection, run_id: str, after: int, limit: int) -> list[Any]:
+        try:
+            return db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=? AND seq>?"
+                              " ORDER BY seq LIMIT ?", (run_id, after, limit)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+        except UnicodeEncodeError as exc:
+            raise not_storable(exc) from None
 
-    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> list[Event]:
+    def step_index(self, run_id: str) -> Sequence[int] | dict[int, int]:
+        """For each recorded step position ``p``, the last seq of the run's journal that records
+        it (an array indexed by ``p``, 0 where none does; a dict when the positions are
+        sparse). What a streamed replay needs to know when it has read everything recorded at
+        a position. Right after a claim here, the index its verification built; otherwise read
+        from the rows, unverified (the stream that follows verifies them)."""
+        with self._lock:
+            cached = self._claim_index.pop(run_id, None)
+            try:
+                if cached is not None and self._verified.get(run_id) == cached[0] \
+                        == self._db.execute("PRAGMA data_version").fetchone()[0] \
+                        and self._db.execute("SELECT 1 FROM events WHERE run_id=? AND seq>? AND"
+                                             " step IS NOT NULL LIMIT 1",
+                                             (run_id, cached[1])).fetchone() is None:
+                    return cached[2]  # the claim's index, and no position recorded since
+                rows = self._db.execute("SELECT step, MAX(seq) FROM events WHERE run_id=? AND"
+                                        " step IS NOT NULL GROUP BY step", (run_id,)).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise StoreUnreadable(path=self.path, reason=str(exc)) from None
+            except UnicodeEncodeError as exc:
+                raise not_storable(exc) from None
+        return index_from(rows)
+
+    def _verify_txn(self, db: sqlite3.Connection, row: Sequence[Any]) -> None:
         """Verify the run's whole journal inside the open transaction (before a claim), and the
         run row's workflow and input against the journal's first event (``row``: the run's
-        columns, ending with its head ``last_seq, last_digest``)."""
+        columns, ending with its head ``last_seq, last_digest``). Streams page by page, builds
+        no events but the first, and keeps the positions' index for the replay that follows
+        (:meth:`step_index`)."""
         run_id = row[0]
-        rows = db.execute(f"SELECT {_EVENT_COLS} FROM events WHERE run_id=? ORDER BY seq",
-                          (run_id,)).fetchall()
-        events = verify(run_id, _events_from_rows(rows), self.chain_keys)
-        verify_head(run_id, events, (row[-2], row[-1]))
-        verify_origin(run_id, events, row[1], row[2])
-        return events
+        head = (row[-2], row[-1])
+        checker = ChainVerifier(run_id, self.chain_keys, head)
+        check_plain, check = checker.check_plain, checker.check
+        steps = StepIndexBuilder()
+        first: list[Event] = []
+        last = 0
+        while True:
+            rows = self._page(db, run_id, last, PAGE_SIZE)
+            for rid, seq, kind, step, payload_json, incarnation, at, dig in rows:
+                prev = checker.prev
+                if type(dig) is bytes and len(dig) == 32:
+                    check_plain(seq, kind, step, payload_json, incarnation, at, dig)
+                else:
+                    check(Event(rid, seq, kind, step, payload_json, incarnation, at, prev,
+                                _digest_text(dig)))
+                if step is not None:
+                    steps.add(step, seq)
+                if not first:
+                    first.append(Event(rid, seq, kind, step, payload_json, incarnation, at,
+                                       prev, checker.prev))
+            if len(rows) < PAGE_SIZE:
+                break
+            last = rows[-1][1]
+        checker.finish(head)
+        verify_origin(run_id, first, row[1], row[2])
+        # Inside the write transaction no other connection can commit, so this is the version
+        # the file has when ours commits (a connection's own commits do not change it).
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        self._verified[run_id] = version
+        while len(self._verified) > 1024:
+            self._verified.pop(next(iter(self._verified)))
+        self._claim_index[run_id] = (version, checker.seq, steps.result())
+        while len(self._claim_index) > 4:
+            self._claim_index.pop(next(iter(self._claim_index)))
 
     # -- artifacts and kv ---------------------------------------------------------------------
 
     def put_artifact(self, data: bytes) -> str:
         """Store ``data`` once under its digest (idempotent) and return the digest."""
         d = digest_bytes(data)
-        with self.transaction() as db:
+        with self._txn() as db:
             db.execute("INSERT OR IGNORE INTO artifacts (digest, size, data) VALUES (?,?,?)",
                        (d, len(data), data))
         return d
@@ -469,7 +617,7 @@ class SQLiteStore:
 
     def set_kv(self, run_id: str, kv: dict[str, str | None]) -> None:
         """Change per-run state outside any worker's fencing (signals from outside the run)."""
-        with self.transaction() as db:
+        with self._txn() as db:
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone() is None:
                 raise RunNotFound(run_id=run_id)
             self._kv_txn(db, run_id, kv)
@@ -493,7 +641,7 @@ class SQLiteStore:
         cutoff = now - check_prune_age(older_than)
         report: PruneReport | None = None
         try:
-            with self.transaction() as db:
+            with self._txn() as db:
                 ids = [r[0] for r in db.execute(
                     "SELECT run_id FROM runs WHERE state IN (?,?,?) AND updated_at < ?"
                     " ORDER BY updated_at, run_id", (*_TERMINAL_VALUES, cutoff))]
@@ -541,15 +689,6 @@ class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transac
     pass
 
 
-def _is_head(events: list[Event], head: Any) -> bool:
-    """Whether ``events`` end where the run's recorded head ``(last_seq, last_digest)`` is."""
-    if head is None:
-        return False
-    if not events:
-        return int(head[0]) == 0
-    return (int(head[0]), str(head[1])) == (events[-1].seq, events[-1].digest)
-
-
 def _is_full(exc: sqlite3.DatabaseError) -> bool:
     return getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
 
@@ -573,18 +712,50 @@ def _digest_text(value: bytes | str) -> str:
     return value if isinstance(value, str) else "sha256:" + bytes(value).hex()
 
 
-def _events_from_rows(rows: Sequence[Sequence[Any]]) -> list[Event]:
-    """Rebuild events; each one's ``prev_digest`` is the previous row's digest (GENESIS first).
-
-    A missing or reordered row therefore shows up in :func:`verify` as a seq gap or a digest that
-    no longer covers its predecessor."""
+def _checked(checker: ChainVerifier, rows: Sequence[Sequence[Any]], *,
+             trusted: bool = False) -> list[Event]:
+    """Rebuild the events of consecutive rows, each checked by ``checker`` (its ``prev_digest``
+    is the previous row's digest: a missing or reordered row shows up as a seq gap or a digest
+    that no longer covers its predecessor). ``trusted``: rows this store verified and nobody
+    has written since; their seqs and the head are checked, their contents not hashed again.
+    The whole page is checked before any of it is returned."""
+    if trusted and checker.keys is None and rows:
+        known = _known(checker, rows)
+        if known is not None:
+            return known
+    check_plain, check = checker.check_plain, checker.check
     out: list[Event] = []
-    prev = GENESIS
     append = out.append
     for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
-        d = "sha256:" + dig.hex() if type(dig) is bytes else _digest_text(dig)
+        prev = checker.prev
+        if type(dig) is bytes and len(dig) == 32:
+            d = check_plain(seq, kind, step, payload_json, incarnation, at, dig)
+            append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
+        else:
+            e = Event(run_id, seq, kind, step, payload_json, incarnation, at, prev,
+                      _digest_text(dig))
+            check(e)
+            append(e)
+    return out
+
+
+def _known(checker: ChainVerifier, rows: Sequence[Sequence[Any]]) -> list[Event] | None:
+    """A trusted page of plain digests with consecutive seqs, or None (then every row is
+    checked one by one). The primary key orders the rows and makes seqs unique, so the page is
+    gapless exactly when its last seq is its first plus its length minus one."""
+    first = checker.seq + 1
+    if rows[0][1] != first or rows[-1][1] != first + len(rows) - 1:
+        return None
+    out: list[Event] = []
+    append = out.append
+    prev = checker.prev
+    for run_id, seq, kind, step, payload_json, incarnation, at, dig in rows:
+        if type(dig) is not bytes or len(dig) != 32:
+            return None
+        d = "sha256:" + dig.hex()
         append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
         prev = d
+    checker.known(out)
     return out
 
 
