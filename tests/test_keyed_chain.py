@@ -318,32 +318,47 @@ def test_a_rewritten_input_json_is_refused_before_the_resume_writes_or_charges(s
     store.close()
 
 
-def test_a_resume_verifies_the_journal_once_and_replays_exactly_what_it_verified(tmp_path,
-                                                                                monkeypatch):
+def test_a_resume_verifies_the_journal_before_it_writes_and_replays_only_verified_rows(
+        tmp_path, monkeypatch):
+    """Every row a resume acts on was hashed with the chain key: the claim verifies the whole
+    journal in its own transaction (before it writes), and the replay's streamed read verifies
+    each page again as it reads it (a keyed chain is never trusted from an earlier check; the
+    plain-sha256 shortcut of minirt.store.sqlite.iter_events does not apply to it). A row
+    another writer appends after the claim is verified when read."""
     import minirt.store.sqlite as sqlite_mod
 
-    calls: list[int] = []
-    real_verify = sqlite_mod.verify
+    checked: list[tuple[str, int]] = []  # (run_id, seq) of every row hashed with the key
 
-    def counting(run_id, rows, keys=None):
-        calls.append(len(rows))
-        return real_verify(run_id, rows, keys)
+    class Counting(sqlite_mod.ChainVerifier):
+        __slots__ = ()
+
+        def check(self, row):
+            checked.append((row.run_id, row.seq))
+            return super().check(row)
+
+        def check_plain(self, seq, *args):
+            checked.append((self.run_id, seq))
+            return super().check_plain(seq, *args)
+
+        def known(self, events):  # the unkeyed shortcut: must never be taken for a keyed chain
+            raise AssertionError("a keyed chain was trusted without hashing")
 
     provider, clock = Provider(), FakeClock(1000.0)
     store = SQLiteStore(tmp_path / "runs.sqlite", chain_key=KEY)
     rt = waiting_run(store, provider, clock)
-    monkeypatch.setattr(sqlite_mod, "verify", counting)
+    before = event_count(store, "ticket-42")
+    monkeypatch.setattr(sqlite_mod, "ChainVerifier", Counting)
     assert rt.resume("ticket-42").result() == {"refunded": 3000}
-    assert len(calls) == 1  # in the claim's transaction, before it wrote; the replay reused it
-    # a claim remembers what it verified; if the head moves before the read (another writer
-    # appended), the read does not use it: it reads and verifies in full, and sees the new row
+    seqs = [q for r, q in checked if r == "ticket-42"]
+    assert seqs[:before] == list(range(1, before + 1))  # the claim: whole journal, first
+    assert set(range(1, before + 1)) <= set(seqs[before:])  # the replay read them verified again
     rt.start("support", {"order": "ord_43"}, run_id="ticket-43")
     claimed = store.transition("ticket-43", RunEvent("claim", at=clock.now(), worker_id="w"))
     other = SQLiteStore(tmp_path / "runs.sqlite", chain_key=KEY)
     other.append("ticket-43", claimed.incarnation, [NewEvent("note", None, "{}", clock.now())])
-    calls.clear()
+    checked.clear()
     assert [e.kind for e in store.read("ticket-43")] == ["run_started", "note"]
-    assert len(calls) == 1
+    assert checked == [("ticket-43", 1), ("ticket-43", 2)]
     other.close()
     store.close()
 
