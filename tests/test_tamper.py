@@ -160,8 +160,21 @@ def test_tampering_wins_in_kernel_and_loses_in_the_final_score(
                 problems.append(f"{name} ({what}): {gid} scored {rep.cell(gid).score:g}")
     assert not problems, "\n".join(problems)
     won = reports["input-transformer"]
-    assert sum(c.in_kernel or 0 for c in won.cells) == won.max_score, (
+    assert sum(c.in_kernel or 0 for c in won.cells) == won.auto_max_score, (
         "the input transformer no longer wins in the kernel: this test no longer shows the "
         "out-of-kernel score is what stops it"
     )
     assert all(c.out_of_kernel == 0 for c in won.cells)
+
+
+def test_manual_points_count_neither_way_in_the_autograded_total() -> None:
+    """05b's rationale (2 manual points, 0 until an instructor grades it) must not make a mutant
+    that keeps every autograded point look below full marks."""
+    cells = [nbgrade.CellResult("test_a", 1.0, 1.0, None, 1.0, 1.0),
+             nbgrade.CellResult("test_b", 1.0, 1.0, None, 1.0, 1.0),
+             nbgrade.CellResult("answer_rationale", 0.0, 2.0, "needs manual grading", None, None,
+                                manual=True)]
+    rep = nbgrade.GradeReport("05b", "05b-design-outline", "x", cells, 2.0, 4.0, None,
+                              Path("a"), Path("b"))
+    assert rep.score < rep.max_score  # the naive comparison calls this mutant caught
+    assert rep.auto_score == rep.auto_max_score == 2.0 and rep.full_marks
