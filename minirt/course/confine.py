@@ -19,8 +19,9 @@ What it does, in order:
    bound back, read-only. ``solutions/``, ``minirt/grading/``, ``tests/``, the gradebook and
    every other file of the course root are then absent for this process and its children.
 3. **Dropping root**: ``setgroups([])``, ``setgid``/``setuid`` to ``nobody`` (65534), after
-   giving it its own working folder. It can then neither undo the mounts nor write anywhere but
-   its folder and world-writable places, nor signal, trace or read ``/proc`` of the checker.
+   giving it its own working folder and an ``RLIMIT_NPROC`` (no fork bomb). It can then neither
+   undo the mounts nor write anywhere but its folder and world-writable places, nor signal,
+   trace or read ``/proc`` of the checker.
 4. **Fallback when not root** (a learner's laptop, an unprivileged CI runner): a
    ``sys.addaudithook`` that refuses ``open``/``os.listdir``/``os.scandir`` of any path under a
    hidden folder (except a kept one) and refuses starting programs (``subprocess``, ``os.exec*``,
@@ -50,6 +51,7 @@ MS_REC, MS_PRIVATE = 16384, 1 << 18
 MNT_DETACH = 2
 NOBODY = 65534
 FILE_LIMIT = 64 * 1024 * 1024
+NPROC = 2048
 
 
 class Confinement(dict):
@@ -151,6 +153,11 @@ def _drop(uid: int, gid: int, workdir: str) -> None:
         os.chown(dirpath, uid, gid)
         for f in files:
             os.chown(os.path.join(dirpath, f), uid, gid)
+    import resource
+
+    # processes and threads of that user, all learners together (not set for an ordinary user:
+    # it would count their desktop's threads too)
+    resource.setrlimit(resource.RLIMIT_NPROC, (NPROC, NPROC))
     os.setgroups([])
     os.setgid(gid)
     os.setuid(uid)
