@@ -23,7 +23,7 @@ mounts in a private mount namespace and the process drops to ``nobody``, so it c
 those folders (best effort, not a boundary). Each call has a wall limit (the channel's), each
 cell and answer one more (the oracle's).
 Not guaranteed: hiding other copies of the course elsewhere on disk (see ``confine``), network
-isolation, or a limit on threads or processes the submission starts.
+isolation, or (when not started by root) a limit on the threads or processes it starts.
 """
 
 from __future__ import annotations
