@@ -246,8 +246,9 @@ def test_every_mutant_loses_its_points(slug: str, graded: Callable) -> None:
                 problems.append(
                     f"{rel} ({m.doc.splitlines()[0]}): {gid} scored {report.cell(gid).score:g}"
                 )
-        if not report.score < report.max_score:
-            problems.append(f"{rel}: scored full marks ({report.score:g}/{report.max_score:g})")
+        if not report.auto_score < report.auto_max_score:  # manual points are not autograded
+            problems.append(f"{rel}: scored full autograded marks "
+                            f"({report.auto_score:g}/{report.auto_max_score:g})")
     ran = (
         f"(graded {len(g.sampled)}/{len(g.mutants)} mutants, seed {g.seed!r}; reproduce with "
         "MINIRT_HONESTY_SEED=<seed>, grade all with --full-sweeps)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def _gid(cell: nbformat.NotebookNode) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def load(path: Path) -> tuple[dict[str, str], list[str], str]:
+def _module(path: Path) -> types.ModuleType:
     sys.path.insert(0, str(path.parent))
     try:
         spec = importlib.util.spec_from_file_location(f"tamper_{path.stem}", path)
@@ -38,6 +39,11 @@ def load(path: Path) -> tuple[dict[str, str], list[str], str]:
         spec.loader.exec_module(mod)
     finally:
         sys.path.remove(str(path.parent))
+    return mod
+
+
+def load(path: Path) -> tuple[dict[str, str], list[str], str]:
+    mod = _module(path)
     assert mod.__doc__, f"{path}: say which tampering technique this is"
     return dict(mod.ANSWERS), list(mod.MUST_FAIL), mod.__doc__.strip().splitlines()[0]
 
@@ -62,15 +68,35 @@ CASES = sorted(p for p in TAMPER.glob("*/*.py") if not p.name.startswith("_"))
 
 
 @pytest.mark.parametrize("path", CASES, ids=[f"{p.parent.name}/{p.stem}" for p in CASES])
-def test_tampering_gains_nothing_out_of_kernel(path: Path, tmp_path: Path) -> None:
+def test_tampering_gains_nothing_out_of_kernel(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Optional in a tamper file: ``LIMITS`` (oracle limits to lower, so a hang ends fast),
+    ``MUST_NOT_EXIST`` (files the submission tries to write outside its process's folder) and
+    ``MUST_SAY`` (grade id -> text the failure message must contain: the named reason)."""
     answers, must_fail, what = load(path)
+    mod = _module(path)
+    for name, value in getattr(mod, "LIMITS", {}).items():
+        assert hasattr(oracle, name), name
+        monkeypatch.setattr(oracle, name, value)
+    forbidden = [Path(p) for p in getattr(mod, "MUST_NOT_EXIST", [])]
+    for p in forbidden:
+        p.unlink(missing_ok=True)
     slug = path.parent.name
     nb = submission(slug, answers, tmp_path / "drill.ipynb")
     result = oracle.run_oracle(catalog.get(slug).id, nb, ROOT)
+    assert result.cells, f"{path.name}: no graded cell was reported"
     passed = [c.grade_id for c in result.cells if c.passed and c.grade_id in must_fail]
     assert not passed, f"{path.name} ({what}): scored out of kernel in {passed}"
     for c in result.cells:
         assert c.passed or c.message, f"{c.grade_id} failed without a reason"
+    written = [str(p) for p in forbidden if p.exists()]
+    for p in forbidden:
+        p.unlink(missing_ok=True)
+    assert not written, f"{path.name} ({what}): the submission wrote {written}"
+    for gid, text in getattr(mod, "MUST_SAY", {}).items():
+        msg = result.cell(gid).message or ""
+        assert text in msg, f"{path.name}: {gid} should say {text!r}, says {msg!r}"
 
 
 def test_reference_and_blank_out_of_kernel(tmp_path: Path) -> None:
@@ -134,8 +160,21 @@ def test_tampering_wins_in_kernel_and_loses_in_the_final_score(
                 problems.append(f"{name} ({what}): {gid} scored {rep.cell(gid).score:g}")
     assert not problems, "\n".join(problems)
     won = reports["input-transformer"]
-    assert sum(c.in_kernel or 0 for c in won.cells) == won.max_score, (
+    assert sum(c.in_kernel or 0 for c in won.cells) == won.auto_max_score, (
         "the input transformer no longer wins in the kernel: this test no longer shows the "
         "out-of-kernel score is what stops it"
     )
     assert all(c.out_of_kernel == 0 for c in won.cells)
+
+
+def test_manual_points_count_neither_way_in_the_autograded_total() -> None:
+    """05b's rationale (2 manual points, 0 until an instructor grades it) must not make a mutant
+    that keeps every autograded point look below full marks."""
+    cells = [nbgrade.CellResult("test_a", 1.0, 1.0, None, 1.0, 1.0),
+             nbgrade.CellResult("test_b", 1.0, 1.0, None, 1.0, 1.0),
+             nbgrade.CellResult("answer_rationale", 0.0, 2.0, "needs manual grading", None, None,
+                                manual=True)]
+    rep = nbgrade.GradeReport("05b", "05b-design-outline", "x", cells, 2.0, 4.0, None,
+                              Path("a"), Path("b"))
+    assert rep.score < rep.max_score  # the naive comparison calls this mutant caught
+    assert rep.auto_score == rep.auto_max_score == 2.0 and rep.full_marks

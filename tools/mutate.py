@@ -523,14 +523,16 @@ class DrillReport:
 
 def mutate_drill(target: str, limit: int | None = None, jobs: int = 2,
                  timeout: float | None = None, equivalents_dir: Path = EQUIVALENTS_DIR,
-                 echo: Callable[[str], None] = print) -> DrillReport:
-    """Generate, run and classify the mutants of one drill."""
+                 echo: Callable[[str], None] = print, only: str | None = None,
+                 ids: Sequence[str] = ()) -> DrillReport:
+    """Generate, run and classify the mutants of one drill (`only`: of that answer cell;
+    `ids`: only those mutants, e.g. the survivors of a previous run)."""
     slug, notebook = resolve(target)
     cells = read_cells(notebook)
-    answers = [c for c in cells if c.kind == "answer"]
+    answers = [c for c in cells if c.kind == "answer" and (only is None or c.name == only)]
     if not answers:
         raise MutateError(f"{slug}: no answer cells (nbgrader solution cells) in {notebook}")
-    mutants = spread([m for c in answers for m in mutants_of(c)], limit)
+    mutants = spread([m for c in answers for m in mutants_of(c) if not ids or m.id in ids], limit)
     equivalents = read_equivalents(slug, equivalents_dir)
     echo(f"[{slug}] reference run ...")
     started = time.monotonic()
@@ -562,7 +564,8 @@ def mutate_drill(target: str, limit: int | None = None, jobs: int = 2,
     scored = len(mutants) - count["stillborn"] - count["equivalent"]
     killed_ids = {r["id"] for r in rows if r["status"] == "killed"}
     all_ids = {m.id for m in mutants}
-    stale = sorted(k for k in equivalents if k in killed_ids or (not limit and k not in all_ids))
+    stale = sorted(k for k in equivalents if k in killed_ids or (
+        not limit and not only and not ids and k not in all_ids))
     return DrillReport(slug, len(mutants), count["stillborn"], count["killed"], count["survived"],
                        count["equivalent"], (count["killed"] / scored) if scored else None,
                        ref.seconds, time.monotonic() - started, rows, stale)
@@ -623,6 +626,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS_DIR,
                         help="folder of <slug>.txt equivalent-mutant lists")
     parser.add_argument("--list", action="store_true", help="only list the mutants; run nothing")
+    parser.add_argument("--cell", default=None,
+                        help="mutate only this answer cell (grade id), e.g. answer_schedule")
+    parser.add_argument("--ids", default="",
+                        help="comma-separated mutant ids to run (e.g. a previous run's survivors)")
     parser.add_argument("--kept", action="store_true",
                         help="run the hand-written mutants of tests/mutants/<slug>/ instead")
     args = parser.parse_args(argv)
@@ -635,7 +642,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for target in args.drills:
                 slug, nb = resolve(target)
                 for c in read_cells(nb):
-                    if c.kind == "answer":
+                    if c.kind == "answer" and args.cell in (None, c.name):
                         for m in mutants_of(c):
                             print(f"{slug} {m.id}  {m.change}")
             return 0
@@ -643,7 +650,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             problems = [p for t in args.drills for p in check_kept_mutants(t, echo)]
             print("\n".join(problems) or "every kept mutant lost its MUST_FAIL cells")
             return 1 if problems else 0
-        reports = [mutate_drill(t, args.limit, args.jobs, args.timeout, args.equivalents, echo)
+        reports = [mutate_drill(t, args.limit, args.jobs, args.timeout, args.equivalents, echo,
+                                only=args.cell, ids=[i for i in args.ids.split(",") if i])
                    for t in args.drills]
     except MutateError as exc:
         print(f"mutate: error: {exc}", file=sys.stderr)

@@ -31,6 +31,7 @@ import channel  # type: ignore[import-not-found]  # beside this file in the sand
 import wire  # type: ignore[import-not-found]
 
 _BLOCKED = ("minirt.course",)
+CONFINEMENT: list[str] = []  # set by the boot code: what minirt.course.confine put in force
 _PLACEHOLDER = "minirt.grading"
 
 
@@ -137,6 +138,10 @@ class Controller:
         self._jobs = jobs
         self._cells: list[list[str]] = []
         self._done = 0
+
+    def confinement(self) -> list[str]:
+        """The confinement layers in force in this process (limits, hidden folders, user)."""
+        return list(CONFINEMENT)
 
     def load(self, cells: list[list[str]]) -> int:
         """Keep the submission's non-test cells: [kind, grade id or label, source] each."""

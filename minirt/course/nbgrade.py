@@ -179,6 +179,17 @@ class GradeReport:
         return [c for c in self.cells if not c.passed]
 
     @property
+    def auto_score(self) -> float:
+        """Points scored on the autograded cells only (a manually graded cell scores 0 until an
+        instructor grades it, so it must not count either way in an automatic verdict)."""
+        return float(sum(c.score for c in self.cells if not c.manual))
+
+    @property
+    def auto_max_score(self) -> float:
+        """Points available on the autograded cells only."""
+        return float(sum(c.max_score for c in self.cells if not c.manual))
+
+    @property
     def full_marks(self) -> bool:
         """Full marks on every autograded cell (manually graded ones wait for an instructor)."""
         auto = [c for c in self.cells if not c.manual]

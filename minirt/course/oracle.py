@@ -58,6 +58,8 @@ CALL_LIMIT = 20.0  # seconds one call into the learner's process may take
 CELL_LIMIT = 90.0  # seconds one graded cell may take in all
 ANSWER_LIMIT = 30.0  # seconds the learner's process may take to run its cells up to an answer
 SEEDS = (0, 1)
+CPU_LIMIT = 60.0  # CPU seconds one learner's process may use in all (the reference: under 3 s)
+MEMORY_LIMIT = 2 * 2**30  # bytes of address space of one learner's process
 
 
 @dataclass
@@ -206,13 +208,17 @@ def _first_line(exc: BaseException) -> str:
 
 
 class _Walk:
-    def __init__(self, module_id: str, source_nb: Any, submission: Any, build: Path) -> None:
+    def __init__(self, module_id: str, source_nb: Any, submission: Any, build: Path,
+                 root: Path | None = None) -> None:
         self.module_id = module_id
         self.source_nb = source_nb
         self.stable = STABLE.get(module_id, ())
         seeds = SEEDS if self.stable else SEEDS[:1]
         self.procs = [LearnerProcess(build, hash_seed=s, call_timeout=CALL_LIMIT,
-                                     label=f"learner-{s}") for s in seeds]
+                                     label=f"learner-{s}", cpu_seconds=CPU_LIMIT,
+                                     memory_bytes=MEMORY_LIMIT,
+                                     hide=[root] if root is not None else None)
+                      for s in seeds]
         cells = []
         for i, cell in enumerate(submission.cells):
             if cell.cell_type != "code":
@@ -231,6 +237,7 @@ class _Walk:
         for p in self.procs:
             p.peer.deadline = time.monotonic() + ANSWER_LIMIT
             p.root.load(cells)
+        self.notes.append("learner process: " + ", ".join(self.procs[0].confinement()))
 
     def close(self) -> None:
         for p in self.procs:
@@ -334,7 +341,7 @@ def run_oracle(
     root = Path(course_root).resolve()
     source_nb = nbformat.read(str(root / "solutions" / module.slug / "drill.ipynb"), as_version=4)
     submission = nbformat.read(str(notebook), as_version=4)
-    walk = _Walk(module.id, source_nb, submission, root / "build")
+    walk = _Walk(module.id, source_nb, submission, root / "build", root)
     verdicts: list[CellVerdict] = []
     try:
         with contextlib.redirect_stdout(io.StringIO()):

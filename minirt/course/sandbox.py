@@ -14,9 +14,16 @@ holding only the names listed in the real module's ``LEARNER_API`` (see
 attributes of the checker's objects and sets none; it may have a public function or class of the
 runtime called here, only with one of the checker's objects among the arguments
 (:meth:`CheckerRoot.runtime_call`: minirt's library code such as ``parallel(ctx, ...)`` then runs
-beside the context it drives); a process that dies is reported with its exit code or signal.
-Not guaranteed: CPU, memory or file-system limits (the process runs as the same user, so it can
-*read* files such as solutions/ from disk; the time limits are the channel's and the oracle's).
+beside the context it drives); a process that dies is reported with its exit code or signal
+(one that used up its CPU limit says so). Before any submission code runs, the process confines
+itself (:mod:`minirt.course.confine`): CPU-time and address-space limits always; when started by
+root on Linux, the course root and the real ``minirt`` package are hidden behind empty tmpfs
+mounts in a private mount namespace and the process drops to ``nobody``, so it can neither read
+``solutions/`` or ``minirt/grading/`` nor write into the course; otherwise an audit hook refuses
+those folders (best effort, not a boundary). Each call has a wall limit (the channel's), each
+cell and answer one more (the oracle's).
+Not guaranteed: hiding other copies of the course elsewhere on disk (see ``confine``), network
+isolation, or (when not started by root) a limit on the threads or processes it starts.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -42,7 +50,7 @@ __all__ = ["CheckerRoot", "LearnerProcess", "export_policy", "filtered_minirt"]
 
 _HERE = Path(__file__).resolve().parent
 _PKG = _HERE.parent
-_HELPERS = ("wire.py", "channel.py", "learner_main.py")
+_HELPERS = ("wire.py", "channel.py", "learner_main.py", "confine.py")
 _EXCLUDED = ("grading", "course")
 _API_MODULE = re.compile(r"^minirt\.grading(\.[a-z][a-z0-9_]*)?$")
 
@@ -50,9 +58,14 @@ _BOOT = """
 import sys
 sys.path[:] = {path!r}
 sys.dont_write_bytecode = True
+import confine
+_layers = confine.apply({spec!r})
 import learner_main
+learner_main.CONFINEMENT = _layers
 learner_main.main({rfd}, {wfd})
 """
+CPU_SECONDS = 60  # CPU time of one learner's process (the reference needs at most ~3 s per drill)
+MEMORY_BYTES = 2 * 2**30  # its address space (the reference peaks near 100 MB resident)
 
 
 def _package_files() -> list[Path]:
@@ -78,6 +91,8 @@ def filtered_minirt(build: Path) -> Path:
         h.update(name.encode() + (_HERE / name).read_bytes())
     dest = build / "sandbox" / h.hexdigest()[:16]
     if (dest / ".complete").is_file():
+        with contextlib.suppress(OSError):
+            os.chmod(dest, 0o755)  # readable by the unprivileged user the process drops to
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest.parent))
@@ -88,6 +103,7 @@ def filtered_minirt(build: Path) -> Path:
     for name in _HELPERS:
         shutil.copyfile(_HERE / name, tmp / name)
     (tmp / ".complete").write_text("ok\n")
+    os.chmod(tmp, 0o755)
     try:
         os.replace(tmp, dest)
     except OSError:  # another grader built it first
@@ -192,14 +208,28 @@ class LearnerProcess:
     """One learner's process and the checker's end of its channel."""
 
     def __init__(self, build: Path, *, hash_seed: int = 0, call_timeout: float = 20.0,
-                 label: str = "learner") -> None:
+                 label: str = "learner", cpu_seconds: float = CPU_SECONDS,
+                 memory_bytes: int = MEMORY_BYTES, hide: list[Path] | None = None,
+                 isolate: bool = True) -> None:
+        """`hide`: folders the process must not read (the course root); the real minirt package
+        and ``MINIRT_GRADING_HIDE`` are always added. `cpu_seconds`/`memory_bytes` 0: no limit.
+        `isolate` False: no mount namespace nor user change, only the audit hook (tests)."""
         self.workdir = Path(tempfile.mkdtemp(prefix="minirt-learner-"))
         self.capture_path = self.workdir / "output.txt"
+        self.cpu_seconds = cpu_seconds
+        self.cpu_used: float | None = None  # CPU seconds the process used, once it has ended
         root = filtered_minirt(Path(build).resolve())
         c2l_r, c2l_w = os.pipe()
         l2c_r, l2c_w = os.pipe()
-        boot = _BOOT.format(path=[str(root), *_library_path()], rfd=c2l_r, wfd=l2c_w)
+        path = [str(root), *_library_path()]
+        hidden = [str(Path(h).resolve()) for h in (hide or [])] + [str(_PKG)] + [
+            h for h in os.environ.get("MINIRT_GRADING_HIDE", "").split(os.pathsep) if h]
+        spec = {"cpu_seconds": cpu_seconds, "memory_bytes": memory_bytes, "hide": hidden,
+                "keep": path, "workdir": str(self.workdir), "uid": 65534, "gid": 65534,
+                "mount": isolate}
+        boot = _BOOT.format(path=path, rfd=c2l_r, wfd=l2c_w, spec=spec)
         env = {"PYTHONHASHSEED": str(hash_seed), "PYTHONIOENCODING": "utf-8",
+               "MALLOC_ARENA_MAX": "2",
                "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(self.workdir),
                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
                "MPLBACKEND": "Agg", "TMPDIR": str(self.workdir)}
@@ -221,15 +251,40 @@ class LearnerProcess:
     def root(self) -> Any:
         return self.peer.root
 
+    def _reap(self, timeout: float) -> None:
+        """Wait up to `timeout` for the process to end, keeping its CPU time (``os.wait4``)."""
+        ends = time.monotonic() + timeout
+        while self.proc.returncode is None:
+            try:
+                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere
+                self.proc.poll()
+                return
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                self.cpu_used = usage.ru_utime + usage.ru_stime
+                return
+            if time.monotonic() >= ends:
+                return
+            time.sleep(0.02)
+
     def exit_reason(self) -> str:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=2.0)
-        code = self.proc.poll()
+        self._reap(2.0)
+        code = self.proc.returncode
         if code is None:
             return "stopped answering"
         if code < 0:
+            import signal
+
+            spent = self.cpu_seconds and (self.cpu_used or 0) >= self.cpu_seconds - 0.5
+            if -code == signal.SIGXCPU or (-code == signal.SIGKILL and spent):
+                return f"ran out of CPU time (limit {self.cpu_seconds:g} s) and was stopped"
             return f"was killed by signal {-code}"
         return f"exited with code {code}"
+
+    def confinement(self) -> list[str]:
+        """The confinement layers the process reports in force (see minirt.course.confine)."""
+        return [str(x) for x in self.root.confinement()]
 
     def output(self, limit: int = 4000) -> str:
         with contextlib.suppress(OSError):

@@ -196,6 +196,7 @@ def reference_refund_and_notify(charges: Callable[[], Mapping[str, Any]], paymen
     return ToolContract("refund_and_notify", input_model=_RefundArgs,
                         output_model=RefundNotifyReceipt, handler=both, effect=EffectClass.KEYED,
                         constraints=_constraints(), scope=SCOPE,
+                        limits=Limits(max_payload_bytes=1024),
                         context=lambda: {"charges": charges()}, sub_effects=("refund", "notify"))
 
 
@@ -582,6 +583,85 @@ def check_partial(make_refund_and_notify: Factory) -> list[str]:
             failures.append(f"[partial-report] in a run the journal shows {kinds} "
                             f"({_describe(None, err)})")
     return failures
+
+
+def _declared(tool: Any) -> dict[str, Any]:
+    """What a contract declares, as plain data read from its public attributes."""
+    effect = getattr(tool, "effect", None)
+    subs = getattr(tool, "sub_effects", None)
+    return {"name": str(getattr(tool, "name", None)),
+            "effect": str(getattr(effect, "value", effect)),
+            "scope": str(getattr(tool, "scope", None)),
+            "sub_effects": [str(x) for x in subs] if isinstance(subs, (list, tuple)) else
+            repr(subs)[:60]}
+
+
+def check_combined_contract(make_refund_and_notify: Factory) -> list[str]:
+    """[combined-contract] the refund-and-notify tool is the refund with a second effect: it is
+    declared as the reference declares it (name, KEYED, scope, sub-effects refund then notify),
+    its ``prepare`` refuses and accepts exactly what the reference does on generated calls
+    (schema, every domain constraint and its context, the scope, the 1024-byte limit and their
+    order, boundaries included), and its output is validated (a provider answer that is not a
+    receipt is OutputInvalid, not a success)."""
+    _, charges = _charges()
+    tool, failures = _build("combined-contract", make_refund_and_notify, charges, Payments(),
+                            Mailer())
+    if tool is None:
+        return failures
+    want = _declared(reference_refund_and_notify(charges, Payments(), Mailer()))
+    got = _declared(tool)
+    for k, v in want.items():
+        if got[k] != v:
+            return [f"[combined-contract] the tool declares {k}={got[k]!r}, expected {v!r}"]
+
+    def prop(case: tuple[Any, frozenset[str]]) -> str | None:
+        args, scopes = case
+        book = {**copy.deepcopy(CHARGES), **copy.deepcopy(_CHARGE_BOOK)}
+        learner, exc = _call(make_refund_and_notify, ChargeBook(book), Payments(), Mailer())
+        if exc is not None or not callable(getattr(learner, "prepare", None)):
+            return f"the factory did not build a tool ({_describe(None, exc)})"
+        given = copy.deepcopy(args)
+        mine = _outcome_of(learner, given, scopes)
+        if canonical_json(given) != canonical_json(args):
+            return "prepare changed the arguments it was given"
+        ref = _outcome_of(reference_refund_and_notify(lambda: book, Payments(), Mailer()), args,
+                          scopes)
+        if mine[0] != ref[0] or (ref[0] == "raised" and mine[1][0] != ref[1][0]):
+            what = f"refused it with {mine[1][0]}" if mine[0] == "raised" else "accepted it"
+            wanted = f"{ref[1][0]}" if ref[0] == "raised" else "acceptance, as the refund does"
+            return f"prepare {what}, expected {wanted}"
+        if ref[0] == "raised":
+            for k, v in ref[1][1].items():
+                if not plain_equal(mine[1][1].get(k, "<missing>"), v):
+                    return f"{ref[1][0]}.{k} is {mine[1][1].get(k, '<missing>')!r}, expected {v!r}"
+        elif not plain_equal(mine[1], ref[1]):
+            return f"prepare returned {mine[1]!r}, expected the canonical arguments {ref[1]!r}"
+        return None
+
+    examples = [(_good(charge_id=cid), frozenset({SCOPE})) for cid in _BOUNDARY_IDS]
+    examples += [(_good(amount=5000), frozenset({SCOPE})), (_good(amount=5001), frozenset()),
+                 (_good(amount=-1), frozenset({SCOPE})), (_good(currency="USD"), ALL),
+                 (_good(charge_id="ch_9"), ALL), (_good(amount="10"), ALL), (_good(), frozenset())]
+    failures = falsify("combined-contract", prepare_cases(), prop, max_examples=60,
+                       examples=examples,
+                       show=lambda c: f"args={_short_args(c[0])} ({_size(c[0])} canonical bytes), "
+                       f"scopes={sorted(c[1])}")
+    if failures:
+        return failures
+    outcomes = []
+    for build in (make_refund_and_notify, reference_refund_and_notify):
+        t, exc = _call(build, charges, _BadIdPayments(), Mailer())
+        if exc is not None:
+            return [f"[combined-contract] building the contract raised {type(exc).__name__}"]
+        prepared, exc = _prepare(t, _good(), ALL)
+        if exc is None:
+            _, exc = _call(t.invoke, call_for(t, prepared))
+        outcomes.append(type(_trusted(exc)).__name__ if exc is not None else "success")
+    if outcomes[0] != outcomes[1]:
+        return [f"[combined-contract] a provider answering a refund id that is not a string: "
+                f"the outcome was {outcomes[0]}, expected {outcomes[1]} (validate the output "
+                "against RefundNotifyReceipt)"]
+    return []
 
 
 # -- effect status: records from real runs of the reference contracts ----------------------------

@@ -185,6 +185,51 @@ def check_bad_plans(a: Answers) -> list[str]:
                 if state is not RunState.FAILED:
                     return [f"[happy-path] a plan that {why} should end the run FAILED "
                             f"(PlanRejected); it is {state.value} ({error})"]
+                attrs = getattr(out.error, "attrs", None)
+                attrs = attrs if isinstance(attrs, dict) else {}
+                if error != "PlanRejected" or str(attrs.get("run_id")) != run_id or \
+                        not str(attrs.get("reason") or "").strip():
+                    return [f"[happy-path] a plan that {why} should be refused with "
+                            f"PlanRejected(run_id=<this run>, reason=<what is wrong>); the run "
+                            f"failed with {error} {str(out.error)[:120]!r}"]
+        return []
+    return _guard(go)
+
+
+def _registered_compensations(rt: CapstoneRuntime, run_id: str) -> list[tuple[str, Any]]:
+    """(tool, compensation registered in its intent's outbox) for every journaled intent."""
+    out = []
+    for e in rt.store.read(run_id):
+        if e.kind == "intent":
+            raw = e.payload
+            rec = json.loads(raw) if isinstance(raw, (str, bytes)) else dict(raw or {})
+            out.append((str(rec.get("tool")), (rec.get("outbox") or {}).get("compensation")))
+    return out
+
+
+def check_booking_is_compensable(a: Answers) -> list[str]:
+    """[happy-path] a replacement booked by the saga registers its compensation
+    (cancel_booking) in the intent, before the call: a saga stopped later, or an operator, can
+    then undo exactly what was booked (the reference registers it on every booking); and the
+    saga is finished once its bookings are done."""
+    def go() -> list[str]:
+        with scratch_dir() as tmp:
+            rt, run_id = _crash_free(a.scenario(), Path(tmp))
+            try:
+                got = [c for c in _registered_compensations(rt, run_id) if c[0] == "book"]
+                kinds = {e.kind for e in rt.store.read(run_id)}
+            finally:
+                rt.close()
+        if not got:
+            return ["[happy-path] the crash-free run booked no replacement"]
+        if "saga_completed" not in kinds:
+            return ["[happy-path] the replacement saga was never finished (Saga.finish): a "
+                    "cancel arriving after the email would still undo the bookings"]
+        missing = [t for t, comp in got if comp != "cancel_booking"]
+        if missing:
+            return [f"[happy-path] a replacement booking was journaled without its compensation "
+                    f"(registered: {[comp for _, comp in got]}); a stopped saga could not "
+                    "cancel it"]
         return []
     return _guard(go)
 
@@ -215,8 +260,8 @@ def check_saga_stops(a: Answers) -> list[str]:
 
 
 def check_when_things_go_wrong(a: Answers) -> list[str]:
-    """[happy-path] hidden: bad plans refused, a stopped saga handled."""
-    return check_bad_plans(a) or check_saga_stops(a)
+    """[happy-path] hidden: bad plans refused, a stopped saga handled, bookings compensable."""
+    return check_bad_plans(a) or check_saga_stops(a) or check_booking_is_compensable(a)
 
 
 def _result_matches(wd: Path, result: Any) -> list[str]:
