@@ -393,4 +393,104 @@ TUNING: list[Entry] = [
         "failureMode": "Is a little slow."},
      {"passed": False, "why": "new uuid per retry", "voice": "non-native",
       "contradiction": True}),
+    # == issue 17, stop 2: variants for the classes HELDOUT5 showed (other words, same idea) ====
+    # class: the lookup named by its object ("search by the reference", "check the key")
+    ("t2-lookup-object-1", {
+        "checkpoint": "An intent row is committed before the request goes out; the receipt is "
+                      "committed when it comes back.",
+        "idempotency": "Each charge carries our merchant reference, built from run id and step.",
+        "resumeProtocol": "For a row with no receipt, query the charges list for that merchant "
+                          "reference; record a hit, or charge again with the same reference.",
+        "tradeOff": "Recovery pays one provider search per open row."},
+     {"passed": True, "why": "lookup named by its object (query for the reference)",
+      "voice": "plain"}),
+    ("t2-lookup-object-2", {
+        "checkpoint": "Before paying, the worker persists the planned charge; after, its outcome.",
+        "idempotency": "Key computed from run id, step and args digest; never changes.",
+        "resumeProtocol": "Planned charge without outcome: verify that key with the processor "
+                          "first, then either store what it reports or resend using the same "
+                          "key.",
+        "failureMode": "Every call waits for a durable write before it leaves."},
+     {"passed": True, "why": "'verify that key with the processor'", "voice": "plain"}),
+    ("t2-lookup-object-3", {
+        "checkpoint": "Journal first, then call: intent before, result after.",
+        "idempotency": "Key: run + step, same value each attempt.",
+        "resumeProtocol": "Resume time, open intent, to the gateway we go and confirm the key; "
+                          "found then record, not found then send again with it.",
+        "failureMode": "Each resume adds one request per open intent."},
+     {"passed": True, "why": "non-native order, 'confirm the key'", "voice": "non-native"}),
+    # class: a cost in plain words
+    ("t2-cost-words-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on retries.",
+        "resumeProtocol": "Ask the provider about the key for each open intent before resending.",
+        "tradeOff": "Every payment pays for a synchronous commit on the hot path."},
+     {"passed": True, "why": "'every payment pays for a synchronous commit'",
+      "voice": "plain-cost"}),
+    ("t2-cost-words-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on retries.",
+        "resumeProtocol": "Ask the provider about the key for each open intent before resending.",
+        "tradeOff": "It adds a few milliseconds to each charge, and the journal keeps growing."},
+     {"passed": True, "why": "'adds a few milliseconds'", "voice": "plain-cost"}),
+    ("t2-cost-words-3", {
+        "checkpoint": "Intent write to journal call before; result write call after.",
+        "idempotency": "Key from run id and step make, retry same key.",
+        "resumeProtocol": "Restart, intent without result, ask provider the key, then decide.",
+        "failureMode": "Each call one more disk write, little bit slow."},
+     {"passed": True, "why": "non-native cost", "voice": "non-native"}),
+    # class: a field that asserts a mechanism and denies it
+    ("t2-bad-self-deny-1", {
+        "checkpoint": "The intent is persisted before the charge. We keep no database, though.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up each open intent at the provider by key.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "persisted, yet no database", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-self-deny-2", {
+        "checkpoint": "Write-ahead intent, then the result. Actually nothing gets persisted.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up each open intent at the provider by key.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "write-ahead, yet nothing persisted", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-self-deny-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Reconcile open intents by key. We do not contact the provider on "
+                          "resume; we simply send them again.",
+        "failureMode": "One extra write per call."},
+     {"passed": False, "why": "reconcile, yet the provider is never contacted",
+      "voice": "contradicting", "contradiction": True}),
+    # class: a failure mode that denies another field
+    ("t2-bad-fm-denies-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up by key at the provider, resend if unknown.",
+        "failureMode": "Since no intent is ever recorded, a restart cannot tell what was paid."},
+     {"passed": False, "why": "failure mode: no intent is recorded", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-fm-denies-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up by key at the provider, resend if unknown.",
+        "failureMode": "We never check with the provider, so a lost reply means a second "
+                       "charge."},
+     {"passed": False, "why": "failure mode: the provider is never checked",
+      "voice": "contradicting", "contradiction": True}),
+    ("t2-bad-fm-denies-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up by key at the provider, resend if unknown.",
+        "tradeOff": "We have no journal, so it is fast, but a crash forgets everything."},
+     {"passed": False, "why": "trade-off: no journal", "voice": "contradicting",
+      "contradiction": True}),
+    # the same classes must not misfire on a W1 description or a double negation
+    ("t2-w1-described", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step, same on every retry.",
+        "resumeProtocol": "Never resend without asking the provider about the key first.",
+        "failureMode": "A crash before the intent is written: nothing is written yet, so the "
+                       "call simply runs later; the cost is one extra write per call."},
+     {"passed": True, "why": "W1 described and a double negation", "voice": "negation"}),
 ]

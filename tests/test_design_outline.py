@@ -347,7 +347,14 @@ from design_corpus_heldout5 import HELDOUT5  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 #: The reader was tuned on these (each held-out set after its one untuned measurement).
-FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4
+FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
+
+#: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
+#: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
+#: takes the untuned slot: add its file and its measured figure here and to UNTUNED below.
+UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12)}
+#: The held-out set not yet used to tune the reader (empty until HELDOUT6 lands).
+UNTUNED: list = []
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
@@ -356,7 +363,7 @@ def _agrees(grade: DesignGrade, expected: dict) -> bool:
 
 
 def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> None:
-    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
+    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + UNTUNED
     assert len(entries) + len(CORPUS) >= 150
     names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
     assert len(set(names)) == len(names)
@@ -374,16 +381,25 @@ def test_the_reader_agrees_with_the_fitted_corpora(name: str, outline, expected:
 
 
 def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
-    """HELDOUT5 was never used to tune the reader. Measured: good outlines pass 10/12 (83%), bad
-    ones fail 11/12 (92%); issue 17 asks for 95% in both directions, which this reader does not
-    reach on unseen wording (see the report). This keeps the floor."""
-    good_pass = sum(grade_design_outline(o).passed for _, o, e in HELDOUT5 if e["passed"])
-    bad_fail = sum(not grade_design_outline(o).passed for _, o, e in HELDOUT5 if not e["passed"])
-    assert good_pass >= 10 and bad_fail >= 11, (good_pass, bad_fail)
+    """Each held-out set, once fitted, agrees at least as well as its untuned measurement.
+
+    HELDOUT5 was measured once untuned: good outlines passed 10/12 (83%), bad ones failed 11/12
+    (92%); issue 17 asks for 95% both ways on unseen wording. It is now fitted (its misses were
+    fixed by class, with variants in design_corpus_tuning.py). The untuned slot is for HELDOUT6:
+    put it in UNTUNED and its figure in UNTUNED_FIGURES, and this keeps that floor too."""
+    sets = {"HELDOUT4": HELDOUT4, "HELDOUT5": HELDOUT5, **({"HELDOUT6": UNTUNED} if UNTUNED
+                                                         else {})}
+    for name, entries in sets.items():
+        good_pass = sum(grade_design_outline(o).passed for _, o, e in entries if e["passed"])
+        bad_fail = sum(not grade_design_outline(o).passed for _, o, e in entries
+                       if not e["passed"])
+        floor = UNTUNED_FIGURES.get(name)
+        assert floor is not None, f"{name}: record its untuned figure in UNTUNED_FIGURES"
+        assert good_pass >= floor[0] and bad_fail >= floor[2], (name, good_pass, bad_fail)
 
 
 def test_every_stuffed_or_self_contradicting_outline_fails_naming_the_contradiction() -> None:
-    """On the fitted corpora (HELDOUT5's figure is in the report)."""
+    """On the fitted corpora (HELDOUT5 included since its untuned measurement)."""
     entries = [e for e in FITTED if e[2]["voice"] in ("stuffed", "contradicting")]
     assert len(entries) >= 12
     for name, outline, _ in entries:

@@ -72,6 +72,7 @@ from .design_reader import (  # noqa: F401 - re-exported: the reader's names, as
     Claims,
     Reading,
     Term,
+    denial,
     first_match,
     normalise,
     read_claims,
@@ -246,13 +247,12 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
         if said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
             out.append(f"[contradiction] your failure mode says '{said.evidence}', but your "
                        f"idempotency field says '{idem.evidence}' ({idem.label})")
-    cp = readings.get("checkpoint")
-    if cp is not None and cp.choice not in (None, Checkpoint.NONE) and t:
-        none = next(x for x in VOCABULARY["checkpoint"] if x.choice is Checkpoint.NONE)
-        m = first_match(t, none.unguarded, guarded=False)
-        if m is not None:
-            out.append(f"[contradiction] your failure mode says '{m.group(0)}', but your "
-                       f"checkpoint field says '{cp.evidence}' ({cp.label})")
+    for name in ("checkpoint", "resumeProtocol"):  # "because the intent is never written"
+        r = readings.get(name)
+        said = denial(name, t, str(r.choice), about_a_crash=True) if r and r.choice else None
+        if said and not any(said[0] in line for line in out):
+            out.append(f"[contradiction] your failure mode says '{said[0]}' ({said[1]}), but "
+                       f"your {name} field says '{r.evidence}' ({r.label})")
     return out
 
 

@@ -167,7 +167,25 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"(provider|stripe|psp|processor|gateway)'?s? (get|lookup|search|status) "
                  r"(endpoint|api|call)", r"(provider|stripe|psp|processor|gateway) (is |gets |are )?"
                  r"(asked|queried|checked|consulted)", r"\b(ask|query|check|consult)\w* (the )?"
-                 r"gateway", r"\blist\w* (the )?([\w']+ )?(charges|payments)"), unguarded=(
+                 r"gateway", r"\blist\w* (the )?([\w']+ )?(charges|payments)",
+                 # the object of the lookup named instead of the provider: "search by that
+                 # external reference", "check the key", "query for the order id"
+                 r"\b(search|query|queries|check|verif|look for|find|consult|ask|match|confirm)"
+                 r"\w* (\w+ ){0,3}(by|for|using|with|on|via) (that |the |its |our |this |their |"
+                 r"each |every |a )?(own )?(external |client |order |merchant |stored |"
+                 r"idempotency |effect |payment )?(reference|ref|key|id|metadata|order id)s?\b",
+                 r"\b(check|verif|query|queries|search|confirm|ask about|look for|inspect)\w* "
+                 r"(the |its |that |this |our )?(idempotency |stored |effect |client |external )?"
+                 r"(key|reference|ref|metadata|external id)\b",
+                 r"\b(go|goes|went|turn|turns|return|returns) (to )?(the )?(provider|psp|stripe|"
+                 r"gateway|processor|bank) (and |to )?(check|ask|query|search|look|verif|confirm)",
+                 r"\b(confirm|verif|reconcil|cross ?check|double ?check|compar)\w* (\w+ ){0,3}"
+                 r"(with|against|at) (the )?(provider|psp|stripe|gateway|processor|bank)",
+                 r"\b(contact|call|ping|hit|poll)\w* (the )?(provider|psp|stripe|gateway|"
+                 r"processor|bank)'?s? (\w+ ){0,3}(to see|to find out|to learn|whether|if it|"
+                 r"status|lookup|search|get)", r"\bstatus (check|endpoint|request|query|call|api)",
+                 r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
+                 r"processor|bank) (has|knows|saw|recorded|already)"), unguarded=(
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
                  r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",
                  r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before|without) .{0,40}(ask|"
@@ -264,7 +282,23 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\b(doubles?|twice|triples?) (the |in )?(size|writes|storage|latency|disk)",
              r"\b(verification|lookup|reconcil\w*|search) (requests?|calls?|round ?trips?)\b",
              r"\b(more long|longer|takes longer)\b", r"\b(one|1|a|an) (\w+ )?(fetch|lookup|query|"
-             r"search|request|write|call|round ?trip|commit|insert)\w* (per|for each|for every)\b", r"\b(twice|two times|double) as (many|much)\b"),
+             r"search|request|write|call|round ?trip|commit|insert)\w* (per|for each|for every)\b", r"\b(twice|two times|double) as (many|much)\b",
+             # costs said in other words: "more one write", "every call pays", "hot path"
+             r"\bmore (one|1|an?|another) (\w+ )?(write|fsync|commit|insert|lookup|request|"
+             r"round ?trip|query|call|search|flush)",
+             r"\b(every|each|any) (\w+ )?(call|payment|charge|step|request|activity|send)s? "
+             r"(pays|costs|waits|needs|requires|adds|incurs|blocks|takes)\b",
+             r"\bhot path\b", r"\b(synchronous|blocking|sync|durable) (\w+ )?(write|commit|"
+             r"fsync|insert|flush|round ?trip)", r"\bnetwork (hop|round)", r"\bpenalty\b",
+             r"\bthe price\b", r"\badds? (a |an |one |some |extra |more )?(\w+ )?(write|"
+             r"latency|delay|round ?trip|lookup|request|milliseconds?|ms|hop|fsync|commit|"
+             r"query|dependency|table|step)", r"\b\d+ ?(ms|milliseconds?)\b",
+             r"\b(bigger|larger|growing) (journal|log|database|db|table|outbox)",
+             r"\b(journal|log|database|table|outbox) (grows|gets bigger|size)",
+             r"\bwait\w* (on|for) (the |a |one )?(\w+ )?(write|commit|fsync|disk|journal|"
+             r"database|db|provider|lookup)", r"\bone more\b", r"\bextra\b",
+             r"\badditional\b", r"\b(is|are|gets) (a bit |a little |little bit |somewhat )?"
+             r"slow"),
 }
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
@@ -436,6 +470,76 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     ),
     "resumeProtocol": (),
 }
+#: Sentences that ASSERT a mechanism is absent ("we have no journal", "nobody asks the
+#: provider"): field -> (pattern, the choices it denies, why). A field (or a failure mode) that
+#: names a mechanism and, elsewhere, denies it is a ``[contradiction]``; a denial in a
+#: hypothetical clause ("if the intent were never written") or under a second negation ("never
+#: resend without asking the provider") does not count.
+_WRITTEN = r"(written|journaled|recorded|persisted|saved|stored|committed|logged|kept|inserted)"
+_ANY_CP = frozenset({Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY, Checkpoint.SNAPSHOT})
+DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
+    "checkpoint": (
+        (r"\b(have|has|keep|keeps|use|uses|need|needs|there is|there are|with|got|run|runs) no "
+         r"(journal|checkpoint|log|database|db|persistence|durable (state|storage)|storage|"
+         r"disk|store)s?\b(?! (entry|entries|row|rows|record|records|write|writes|line|lines|"
+         r"call|calls))", _ANY_CP, "there is no journal"),
+        (rf"\bnothing (is |gets |was |will be )?(ever )?{_WRITTEN}( down| anywhere| to disk| "
+         r"durably)?\b(?! (before|until|first|ahead|prior|yet|till|in (w|the window)))", _ANY_CP,
+         "nothing is written"),
+        (r"\b(never|don't|do not|doesn't|does not|we not) (journal|persist|checkpoint|save|store|"
+         r"write|record|log)\w* (anything|a thing|any state)\b(?! (before|until|till|first))",
+         _ANY_CP, "nothing is written"),
+        (r"\b(intent|intention|pending row|outbox row|intent record|intent row)s? (is |are |gets "
+         rf"|get |was )?(never|not) (\w+ )?{_WRITTEN}( down| anywhere| durably| to disk)?\b"
+         r"(?! (until|before|after|only|first|till|yet|in memory until))",
+         frozenset({Checkpoint.INTENT_AND_RESULT}), "the intent is never written"),
+        (rf"\bno (intent|intention)s? (is |are |gets |get )?(ever )?{_WRITTEN}\b"
+         r"(?! (until|before|after|only|first|till|yet))", frozenset({Checkpoint.INTENT_AND_RESULT}),
+         "no intent is written"),
+    ),
+    "resumeProtocol": (
+        (r"\b(nobody|no one|never|not|don't|do not|doesn't|does not|without|no need to)\b "
+         r"(\w+ ){0,2}(asks?|asking|asked|quer\w*|check\w*|contact\w*|consult\w*|look\w* (it |"
+         r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
+         r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
+         "the provider is never asked"),
+    ),
+}
+_SCOPE_ENDS = {"and", "then", "we", "it", "they", "but", "so", "which", "that"}
+_MOMENT = re.compile(r"\b(crash\w*|dies|died|die|fails|killed|when|before|after|w[1-5]|yet|"
+                     r"window|between|during|until)\b")
+_HYPO_DENIAL = re.compile(r"\b(would|could|might|may|if|otherwise|unless|were|suppose|had|"
+                          r"imagine|naive|naively|instead)\b")
+
+
+def denial(field_name: str, t: str, choice: str, skip: tuple[int, int] = (-1, -1),
+           about_a_crash: bool = False) -> tuple[str, str] | None:
+    """The first assertive denial of ``choice`` in the normalised text ``t`` (outside the span
+    ``skip``, the phrase that named the choice): (the phrase, why), or None. With
+    ``about_a_crash`` (a failure mode), a clause about a crash or a window ("a crash in W1: the
+    intent is not written yet") describes a moment, not the design, and does not count."""
+    for pattern, denied, why in DENIALS.get(field_name, ()):
+        if choice not in denied:
+            continue
+        for m in re.finditer(pattern, t):
+            if skip[0] <= m.start() < skip[1] or m.start() <= skip[0] < m.end():
+                continue
+            clause = _CLAUSE.split(t[:m.start()])[-1]
+            gap = m.group(0).split()[1:-2]
+            if _HYPO_DENIAL.search(clause) or _HYPO_DENIAL.search(m.group(0)):
+                continue
+            whole = clause + _CLAUSE.split(t[m.start():])[0]
+            if about_a_crash and _MOMENT.search(whole):
+                continue
+            if m.group(0).split()[0] in _DETERMINERS and _SCOPE_ENDS & set(gap):
+                continue  # "intents without a reply and queries the provider": scope ended
+            said = (clause + m.group(0)).split()
+            if sum(w in _NEGATORS or w.endswith("n't") for w in said) > 1:
+                continue  # "never resend without asking the provider": a double negation
+            return m.group(0), why
+    return None
+
+
 #: The mechanism a qualifier may undo (a qualifier about memory does not undo "none").
 _UNDOES: dict[tuple[str, str], set[str]] = {
     ("checkpoint", Checkpoint.RESULT_ONLY): {Checkpoint.INTENT_AND_RESULT},
@@ -525,6 +629,13 @@ def read_field(field_name: str, text: str) -> Reading:
             return Reading(field_name, text, choice, qphrase, notes=(
                 f"[contradiction] {field_name}: '{phrase}' names '{term.label}', but "
                 f"'{qphrase}' undoes it ({why}): read as '{label}'",))
+        span = next(((m.start(), m.end()) for m in re.finditer(re.escape(phrase), t)), (-1, -1))
+        denied = denial(field_name, t, str(term.choice), span)
+        if denied:
+            return Reading(field_name, text, problem=f"[contradiction] {field_name} says "
+                                                      f"'{phrase}' ({term.label}) and also "
+                                                      f"'{denied[0]}' ({denied[1]}): which is "
+                                                      "it?")
         return Reading(field_name, text, str(term.choice), phrase)
     undo = _qualifier(field_name, t)
     if undo and not (short and vague):
