@@ -493,4 +493,76 @@ TUNING: list[Entry] = [
         "failureMode": "A crash before the intent is written: nothing is written yet, so the "
                        "call simply runs later; the cost is one extra write per call."},
      {"passed": True, "why": "W1 described and a double negation", "voice": "negation"}),
+    # class: the lookup said as finding out ("see whether", "poll the status", "settle against")
+    ("t2-lookup-findout-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "See whether the processor already holds a charge under that key; "
+                          "if not, send it again with the same key.",
+        "tradeOff": "The charge is delayed by the journal write."},
+     {"passed": True, "why": "'see whether the processor holds'; 'delayed by'",
+      "voice": "plain"}),
+    ("t2-lookup-findout-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "Open intents are settled against the gateway's records by key; only "
+                          "the ones it never saw are resent.",
+        "tradeOff": "Recovery has a dependency on the gateway being up."},
+     {"passed": True, "why": "'settled against the gateway'; dependency", "voice": "plain"}),
+    ("t2-lookup-findout-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "Poll the payment's status at the PSP with the key, then record it or "
+                          "resend with that key.",
+        "failureMode": "If the PSP is down, recovery cannot finish until it is back."},
+     {"passed": True, "why": "'poll the status'; provider down", "voice": "plain"}),
+    ("t2-bad-lookup-denied-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "Nobody checks whether it went through: the call is simply repeated.",
+        "tradeOff": "One extra write per call."},
+     {"passed": False, "why": "'nobody checks whether': blind", "voice": "negation"}),
+    ("t2-bad-lookup-denied-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "We never see if the PSP has it; open intents are resent right away.",
+        "tradeOff": "One extra write per call."},
+     {"passed": False, "why": "'never see if the PSP has it': blind", "voice": "negation"}),
+    # class: the order said as a sequence ("appended, then the call", "written first")
+    ("t2-sequence-1", {
+        "checkpoint": "PaymentRequested event appended, then the call, then PaymentSettled "
+                      "appended.",
+        "idempotency": "Key from stream id and sequence number, stable across redeliveries.",
+        "resumeProtocol": "Ask the provider about the key of every request without a settled "
+                          "event; resend with that key only if unknown.",
+        "tradeOff": "Writes double: two events per payment."},
+     {"passed": True, "why": "sequence with 'then'; 'writes double'", "voice": "event-log"}),
+    ("t2-sequence-2", {
+        "checkpoint": "We insert status 'pending', then call, then update the row to "
+                      "'succeeded'.",
+        "idempotency": "The row id (derived from run and step) is the idempotency key.",
+        "resumeProtocol": "Pending rows: query the provider for that key; mark succeeded or "
+                          "resend with it.",
+        "tradeOff": "The table takes space and each tool call now does a database write first."},
+     {"passed": True, "why": "pending row then call", "voice": "outbox"}),
+    ("t2-sequence-3", {
+        "checkpoint": "The plan for the charge is written to SQLite first, the answer when it "
+                      "comes.",
+        "idempotency": "Key made of run id and step number, same on each attempt.",
+        "resumeProtocol": "A plan without answer: find out from the provider if it went "
+                          "through, resend with the same key if not.",
+        "failureMode": "More complex recovery code."},
+     {"passed": True, "why": "'plan written first'", "voice": "plain"}),
+    ("t2-bad-sequence-1", {
+        "checkpoint": "We call first, then the row is inserted with the result.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "Ask the provider about the key for open rows.",
+        "tradeOff": "One insert per call."},
+     {"passed": False, "why": "call first, row after: result-only", "voice": "plain"}),
+    ("t2-bad-zero-cost", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "tradeOff": "Zero cost, zero risk."},
+     {"passed": False, "why": "claims no cost", "voice": "false-failure"}),
 ]

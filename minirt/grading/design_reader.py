@@ -77,7 +77,22 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
             r"(intent|pending|planned)", r"\bfirst (records?|writes?|commits?|journals?|persists?|"
             r"logs?|appends?)\b", r"\bahead of (the |each |every |any )?(\w+ )?(call|request|"
-            r"charge|payment|dispatch)"), unguarded=(
+            r"charge|payment|dispatch)",
+            # the order said as a sequence: "event appended, then the call", "insert a pending
+            # row, then call", "the plan for the call is written to SQLite first"
+            r"\b(intent|event|row|entry|record|command|plan|pending|message|job|outbox)\w*"
+            r"( [\w']+){0,3} (is |are |gets |get )?(appended|written|journaled|recorded|persisted|"
+            r"saved|stored|committed|logged|inserted|enqueued|fsynced|flushed)\b,? (and )?then\b",
+            r"\b(insert|write|record|journal|persist|append|commit|log|save|store|mark|enqueue)"
+            r"\w*(?:(?!result|response|output|receipt|outcome|answer|reply|done|succeeded)"
+            r"[^.;]){0,40}, (and )?then (we |it |the worker )?(call|calls|charge|charges|send|"
+            r"sends|pay|pays|dispatch\w*|invoke\w*|make the call|do the call|the call|the "
+            r"request|the charge)\b",
+            r"\b(intent|row|record|entry|plan|event|command)\w* (\w+ ){0,3}(is |are |gets )?"
+            r"(committed|written|journaled|persisted|recorded|appended|inserted|saved|stored)"
+            r"( \w+){0,3} first\b", r"\bplan(ned)? (for|of) (the |each |every )?(call|charge|"
+            r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
+            r"stored|committed|logged)"), unguarded=(
             r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
             r"record|row|entry|commit)",)),
         Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
@@ -89,7 +104,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"after (each|every|the) (step|tool call|call|activity|node) (completes|returns|"
             r"finishes|succeeds|is done|ends)", r"memoi[sz]", r"\b(step|tool) outputs?\b",
             r"checkpoint (after|at the end of) (each|every)", r"only after (the )?(call|it)",
-            r"after (each|every) (\w+ )?(turn|step|tool call|call|node|activity|super ?step)")),
+            r"after (each|every) (\w+ )?(turn|step|tool call|call|node|activity|super ?step)",
+            r"\b(we |it )?(call|calls|charge|charges|pay|pays|send|sends)( the \w+)? first,? (and "
+            r")?then\b")),
         Term(Checkpoint.SNAPSHOT, "periodic snapshot of the run's state", (
             r"snapshot", r"periodic", r"every \d+ ?(s|sec|seconds|minutes|min|ms|steps|events|"
             r"calls)\b", r"every (minute|second|hour|few (seconds|minutes|steps))", r"(dump|serialize|serialise|pickle)\w* (the )?(whole |entire |full )?"
@@ -161,7 +178,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"key|by (its |the )?key)", r"\b(ask|asks|asking|query|queries|check|checks|"
                  r"consult|consults|verif\w*|interrogat\w*) (\w+ ){0,3}(the )?(provider|stripe|"
                  r"psp|payment service|processor)", r"(find|finds|retrieve\w*|fetch\w*|look for|"
-                 r"search for|searches) (a |the )?(charge|payment)", r"search (the )?(provider|"
+                 r"search for|searches) (a |an |the |any )?(existing |prior |previous |earlier |"
+                 r"matching )?(charge|payment)", r"search (the )?(provider|"
                  r"charges|payments)", r"(with|at|in) the (provider|psp|stripe) (by|with|using) "
                  r"(the |that |its )?(key|id|reference)", r"\bget (endpoint|request)\b",
                  r"(provider|stripe|psp|processor|gateway)'?s? (get|lookup|search|status) "
@@ -185,7 +203,20 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"processor|bank)'?s? (\w+ ){0,3}(to see|to find out|to learn|whether|if it|"
                  r"status|lookup|search|get)", r"\bstatus (check|endpoint|request|query|call|api)",
                  r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
-                 r"processor|bank) (has|knows|saw|recorded|already)"), unguarded=(
+                 r"processor|bank) (has|knows|saw|recorded|already)",
+                 r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
+                 r"\b(retrieve|lookup|search|status|list) (endpoint|api|call|request)",
+                 r"\b(see|find out|learn|determine|establish|verif\w*|confirm|check|ask)\w* "
+                 r"(\w+ ){0,4}(whether|if) (\w+ ){0,4}(provider|psp|stripe|gateway|processor|bank|"
+                 r"charge|payment|it went through|it succeeded|already)",
+                 r"\bpoll\w* (the )?([\w']+ )?(status|provider|psp|stripe|gateway|charge|payment)",
+                 r"\b(payment|charge)'?s? status\b",
+                 r"\b(request|requests|requesting|read|reads|pull|pulls|load|loads)\w* (the )?"
+                 r"(charge|payment|receipt|status|result) (by|with|using|from) (its |the |that )?"
+                 r"(key|reference|provider|psp|stripe|gateway)",
+                 r"\b(settle|settled|settles|resolve|resolved|resolves|match|matched|checked|"
+                 r"compared)\w* (\w+ ){0,3}(against|with|using|from|at) (the )?(provider|psp|"
+                 r"stripe|gateway|processor|bank)"), unguarded=(
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
                  r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",
                  r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before|without) .{0,40}(ask|"
@@ -201,7 +232,13 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|re ?submit)\w* from "
             r"(the )?(last|latest|start|beginning|top)",
             r"at least once", r"\bre ?(try|send)(ing|s)?\b", r"\bredeliver\w*",
-            r"\brun (the whole thing|everything|it all) again")),
+            r"\brun (the whole thing|everything|it all) again",
+            # the resend said passively or as repetition: "the call is simply repeated"
+            r"\b(calls?|requests?|charges?|steps?|intents?|them|it|payments?) (is |are |gets |get "
+            r")?(simply |just |then |immediately )?(repeated|resent|re sent|reissued|re issued|"
+            r"re run|rerun|redone|retried|sent again|made again|issued again|fired again)",
+            r"\brepeat\w* (the |each |every |all |any )?(unfinished |open |pending )?(calls?|"
+            r"requests?|charges?|steps?|payments?)")),
         Term(Resume.FAIL_AND_COMPENSATE, "mark failed and compensate", (
             r"compensat", r"refund", r"roll ?back", r"\bsaga", r"\bundo", r"\babort",
             r"(mark|marks|set)\w* (the )?(run )?(as )?fail", r"fail (the run|it)\b",
@@ -258,7 +295,11 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"charged without (a |the |any )?(booking|order|refund|ticket)", r"inconsistent"),
     "limit": (r"retention", r"\bprun", r"expir", r"\b24 ?h", r"24 hours", r"forg[eo]t",
               r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
-              r"known|proven) automatically"),
+              r"known|proven) automatically",
+              r"\b(cannot|can't|can not|unable to) (be )?(say|tell|know|decide|settle|settled|"
+              r"verif\w*|prove|proven|answer|resolved?|told|known|decided)\b",
+              r"\b(provider|psp|stripe|gateway|database|db|journal) (is |goes |being )?(down|"
+              r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b"),
     "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
              r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
@@ -276,7 +317,12 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"flush|commit|write)", r"\b(grows?|growth)\b", r"\bcompact", r"moving parts",
              r"(requires|depends on|depend on|only works with|needs|relies on|rely on) (a |the "
              r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
-             r"\ba relay\b", r"\b(search|lookup|api) (call|request)s?\b",
+             r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
+             r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
+             r"\b(takes?|uses?|needs?|more|extra|disk) (\w+ )?space\b", r"\bcomplex\b",
+             r"\b(a|an|one|every|each) (\w+ )?(database|db|disk|journal|durable|sqlite|postgres) "
+             r"(write|commit|fsync|insert|flush)", r"\b(needs?|requires?) (\w+ )?(network|"
+             r"access|connectivity|a database|a db)", r"\b(search|lookup|api) (call|request)s?\b",
              r"\b1 (more |extra )?(write|fsync|commit|lookup|request|round ?trip)",
              r"(writes?|commits?|fsyncs?|lookups?|requests?) more\b",
              r"\b(doubles?|twice|triples?) (the |in )?(size|writes|storage|latency|disk)",
@@ -320,7 +366,7 @@ _NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesn
              "aren't", "cannot", "can't", "nor", "neither", "avoid", "avoids", "avoiding",
              "skip", "skips", "instead", "rather", "nothing", "prevent", "prevents",
              "prevented", "preventing", "eliminates", "eliminate", "out", "against",
-             "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits"}
+             "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits", "zero"}
 _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
                            r"eliminated)\b")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
@@ -681,7 +727,8 @@ def read_claims(text: str) -> Claims:
         for m in (m for p in patterns for m in re.finditer(p, t)):
             clause = _CLAUSE.split(t[:m.start()])[-1]
             after = _CLAUSE.split(t[m.end():])[0]
-            if _negated(t, m.start(), window=4) or _DENIED_AFTER.search(after):
+            if _negated(t, m.start(), window=4) or (cat != "limit"
+                                                     and _DENIED_AFTER.search(after)):
                 denied.add(cat)
                 continue
             named.add(cat)
