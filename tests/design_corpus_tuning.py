@@ -565,4 +565,67 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Ask the provider about the key before resending.",
         "tradeOff": "Zero cost, zero risk."},
      {"passed": False, "why": "claims no cost", "voice": "false-failure"}),
+    # class: code and markdown in the fields (the order of statements, a code comment)
+    ("t2-code-1", {
+        "checkpoint": "journal.write(intent); provider.charge(); journal.write(result)",
+        "idempotency": "key = sha256(f'{run_id}:{step}:{payload}')  # identical on each retry",
+        "resumeProtocol": "if provider.lookup(key): record(found) else: resend(key)",
+        "tradeOff": "1 more fsync per call"},
+     {"passed": True, "why": "code one-liners", "voice": "terse"}),
+    ("t2-code-2", {
+        "checkpoint": "1. write intent\n2. call provider\n3. write result",
+        "idempotency": "```\nkey := hash(run_id, step_no) // same for each retry\n```",
+        "resumeProtocol": "```\nfor intent in journal.open_intents():\n    found = "
+                          "provider.get_by_key(intent.key)\n    record(found) if found else "
+                          "resend(intent)\n```",
+        "failureMode": "- cost: one journal write per call\n- limit: keys expire after 24 h"},
+     {"passed": True, "why": "numbered steps and code blocks", "voice": "terse"}),
+    ("t2-bad-code-random", {
+        "checkpoint": "journal.write(intent); provider.charge(); journal.write(result)",
+        "idempotency": "```python\nkey = uuid4()  # inside the retry loop\n```",
+        "resumeProtocol": "if provider.lookup(key): record(found) else: resend(key)",
+        "tradeOff": "1 more fsync per call"},
+     {"passed": False, "why": "uuid4 inside the retry loop", "voice": "terse",
+      "contradiction": True}),
+    ("t2-bad-code-result-only", {
+        "checkpoint": "```\nresp = provider.charge(args)\njournal.append(Result(step, resp))\n```",
+        "idempotency": "key = hash(run_id, step), same for each retry",
+        "resumeProtocol": "```\nfor step in journal.unfinished():\n    resend(step)\n```",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "result-only in code, blind resend", "voice": "terse"}),
+    # class: object-first word order
+    ("t2-order-1", {
+        "checkpoint": "In the journal the intent first goes, and the result after the call "
+                      "comes.",
+        "idempotency": "Run id with step number together make the key; retries reuse it.",
+        "resumeProtocol": "Intent without result: the provider we ask, by key. If it has, "
+                          "record; if not, same key resend.",
+        "failureMode": "For each call one journal write more."},
+     {"passed": True, "why": "object-first order", "voice": "non-native"}),
+    ("t2-order-2", {
+        "checkpoint": "Before charge, a record in the database we make; when charge is done, "
+                      "the result we add.",
+        "idempotency": "The key, it is built from run id and step; when we retry it does not "
+                       "change.",
+        "resumeProtocol": "Pending record found: PSP we query with key; answer no, then again "
+                          "send with same key.",
+        "tradeOff": "Each payment waits for database write."},
+     {"passed": True, "why": "object-first order", "voice": "non-native"}),
+    # class: the resume protocol contradicts the idempotency field
+    ("t2-bad-resume-new-key-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "Look the key up at the provider; if unknown, resend it with a fresh "
+                          "key.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "resend with a fresh key", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-resume-new-key-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Stable key: order number plus step.",
+        "resumeProtocol": "Ask the PSP about each open intent; the unknown ones are retried "
+                          "under a different idempotency key.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "retried under a different key", "voice": "contradicting",
+      "contradiction": True}),
 ]

@@ -75,6 +75,7 @@ from .design_reader import (  # noqa: F401 - re-exported: the reader's names, as
     denial,
     first_match,
     normalise,
+    qualifier,
     read_claims,
     read_field,
     terms_of,
@@ -238,10 +239,18 @@ def contradictions(d: Design) -> list[str]:
 
 
 def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
-    """What the failureMode/tradeOff says about the design that another field denies."""
+    """What the failureMode/tradeOff (or the resume protocol) says about the design that another
+    field denies."""
     out = []
     t = normalise(failure)
     idem = readings.get("idempotency")
+    resume = readings.get("resumeProtocol")
+    if idem is not None and idem.choice in (*KEYS, Idempotency.CLIENT_REFERENCE) and resume:
+        said = qualifier("idempotency", resume.text)  # "resend it with a fresh key"
+        if said and said[0] == Idempotency.RANDOM_PER_ATTEMPT and re.search(
+                r"\b(key|uuid|id|nonce|reference)s?\b", said[1]):
+            out.append(f"[contradiction] your resume protocol says '{said[1]}' ({said[2]}), but "
+                       f"your idempotency field says '{idem.evidence}' ({idem.label})")
     if idem is not None and idem.choice in (*KEYS, Idempotency.CLIENT_REFERENCE) and t:
         said = read_field("idempotency", failure)
         if said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:

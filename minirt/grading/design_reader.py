@@ -96,7 +96,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
             r"record|row|entry|commit)",)),
         Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
-            r"(result|output|response|receipt|return value|outcome)s? (is |are )?(only )?"
+            r"(result|output|response|receipt|return value|outcome)s?:? (is |are )?(only )?"
             rf"{_VERB} (only )?(after|once|when)",
             rf"{_VERB} (the |each |every |its |tool |step |call )*(result|output|response|"
             r"receipt|return value|outcome)s?( of (the|each|every) (call|step|tool))? (only )?"
@@ -104,6 +104,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"after (each|every|the) (step|tool call|call|activity|node) (completes|returns|"
             r"finishes|succeeds|is done|ends)", r"memoi[sz]", r"\b(step|tool) outputs?\b",
             r"checkpoint (after|at the end of) (each|every)", r"only after (the )?(call|it)",
+            r"\b(journal|log|db|store|wal|ledger|checkpoint)s?\.(append|write|record|insert|put|"
+            r"save|add|commit|log)\w*\( ?(result|response|resp|receipt|outcome|output)",
             r"after (each|every) (\w+ )?(turn|step|tool call|call|node|activity|super ?step)",
             r"\b(we |it )?(call|calls|charge|charges|pay|pays|send|sends)( the \w+)? first,? (and "
             r")?then\b")),
@@ -136,6 +138,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)", r"(never|doesn't|"
             r"does not|not) change\w* (on|between|across|for|in) (the )?(retries|attempts)",
             r"(run|workflow|stream)( id)?\W{0,8}(and |plus )?(the )?(step|activity|sequence)",
+            r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with) (the )?"
+            r"(step|activity|sequence)",
             r"(pure|deterministic) function of", r"\bderived keys?\b",
             r"stays? (the )?same", r"same (for|on|in|across) (all |every |each )?(the )?(tries|"
             r"retries|attempts|retry|attempt|try)\b", r"stable (across|over|for|between) (all )?"
@@ -159,7 +163,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r".{0,40}\b(per|each|every|for each|on each|on every|with each|with every) "
             r"(attempt|retry|retries|request|try|send|http call|time)",
             r"(per|each|every) (attempt|retry|request)( gets| has)? (a )?(new|fresh|random|"
-            r"unique)", r"(generated?|created?|new)\w* (in|inside) (the )?(http client|retry "
+            r"unique)", r"(uuid\w*|random\w*|nonce)[^.;]{0,40}\b(inside|in|within) (the )?(retry|"
+            r"attempt|send|request) (loop|function|handler|wrapper)",
+            r"(generated?|created?|new)\w* (in|inside) (the )?(http client|retry "
             r"loop)")),
         Term(Idempotency.NONE, "none: no key and no reference", (), unguarded=(
             r"\b(no|without( an| any)?) (idempotency )?keys?\b", r"not idempotent",
@@ -205,6 +211,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
                  r"processor|bank) (has|knows|saw|recorded|already)",
                  r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
+                 r"\b(provider|psp|stripe|gateway|processor|bank),? (we |i |they |it |the worker "
+                 r")(ask|query|check|consult|interrogate)\b",
                  r"\b(retrieve|lookup|search|status|list) (endpoint|api|call|request)",
                  r"\b(see|find out|learn|determine|establish|verif\w*|confirm|check|ask)\w* "
                  r"(\w+ ){0,4}(whether|if) (\w+ ){0,4}(provider|psp|stripe|gateway|processor|bank|"
@@ -494,6 +502,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"(each|every|per) (retry|attempt|try|delivery|redelivery|resend)\w*,? (we |it )?"
          r"(gets? |has |have |uses? |generates? |makes? |creates? |mints? )?(its own|(a |an )?"
          r"(new|fresh|different|random)|regenerat)", Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"\b(re ?send|retr|re ?tr|resubmit|send again|sent again|charge again|re ?issu)\w* "
+         r"[^.;]{0,30}\b(with|using|under|carrying) (a |an )?(new|fresh|different|random|newly "
+         r"generated|regenerated) (idempotency )?(key|uuid|id|nonce)",
+         Idempotency.RANDOM_PER_ATTEMPT, "a resend carries a new key"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
@@ -608,6 +620,12 @@ def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
     return None
 
 
+def qualifier(field_name: str, text: str) -> tuple[str, str, str] | None:
+    """The first qualifier of ``field_name`` in ``text`` that is not itself negated: (the choice
+    it describes, the phrase, why), or None. Used to read one field's claim in another field."""
+    return _qualifier(field_name, normalise(text))
+
+
 def read_field(field_name: str, text: str) -> Reading:
     """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
 
@@ -644,7 +662,7 @@ def read_field(field_name: str, text: str) -> Reading:
                                                   f"exclude each other ({named}); say which "
                                                   "one your design uses")
     vague = next((v for v in VAGUE if re.search(rf"\b{re.escape(v)}\b", t)), None)
-    short = len(t.split()) < MIN_WORDS
+    short = len(re.findall(r"\w+", t)) < MIN_WORDS  # "journal.write(intent)" is two words
     if short and vague:
         hits = []  # "retry on failure" names a word of the vocabulary, and says what, not how
     if hits and short and choices != {"none"}:  # "No idempotency key." is a whole answer
