@@ -628,4 +628,169 @@ TUNING: list[Entry] = [
         "tradeOff": "One lookup per open intent."},
      {"passed": False, "why": "retried under a different key", "voice": "contradicting",
       "contradiction": True}),
+    # == a fresh batch written before running it (issue 17, stop 2). Measured once before the
+    # fixes it prompted: good 6/10, bad fail 10/11 (the writer knows the reader: an optimistic
+    # figure). Then fitted.
+    ("t3-good-window-words", {
+        "checkpoint": "Right before we talk to the payment service we store a row saying what "
+                      "we are about to do; when it answers we store the answer.",
+        "idempotency": "The row's id doubles as the idempotency key: it is a hash of run and "
+                       "step, so resending reuses it.",
+        "resumeProtocol": "A row with a question and no answer means we ask the payment service"
+                          " whether it knows that key, and act on what it says.",
+        "failureMode": "If we die after the provider charged but before writing the answer, and"
+                       " only come back after the provider has dropped the key, nobody can "
+                       "prove whether the charge happened, so it goes to a person."},
+     {"passed": True, "why": "failure window and limit told in words", "voice": "plain"}),
+    ("t3-good-between", {
+        "checkpoint": "Two durable writes per call: the pending call first, the outcome second.",
+        "idempotency": "Deterministic key from the workflow id and activity index.",
+        "resumeProtocol": "Consult the provider with that key for each pending call; record or "
+                          "re-send accordingly.",
+        "failureMode": "A crash between the call and writing the result costs a provider round "
+                       "trip on recovery."},
+     {"passed": True, "why": "'the pending call first, the outcome second'", "voice": "plain-cost"}),
+    ("t3-good-metadata", {
+        "checkpoint": "Intent first (durably), then the API call, then the result.",
+        "idempotency": "No idempotency key: the charge's metadata carries our order id + step.",
+        "resumeProtocol": "For an open intent, list the provider's charges filtered by that "
+                          "metadata; if one exists record it, else charge again.",
+        "tradeOff": "Searching by metadata is slower than a key lookup and needs the provider's"
+                    " search API."},
+     {"passed": True, "why": "metadata reference, searched", "voice": "plain"}),
+    ("t3-good-extid", {
+        "checkpoint": "Before the HTTP request the worker commits an intent row; after it "
+                      "commits the response.",
+        "idempotency": "We send an external id (run id:step) that the PSP stores with the "
+                       "payment.",
+        "resumeProtocol": "On restart we fetch the payment by external id from the PSP; not "
+                          "found means we send again with the same external id.",
+        "failureMode": "Recovery depends on the PSP's lookup by external id being available."},
+     {"passed": True, "why": "external id fetched from the PSP", "voice": "plain"}),
+    ("t3-good-queue", {
+        "checkpoint": "The charge command is written to a durable queue table together with the"
+                      " run state before the consumer sends it; the consumer writes the reply "
+                      "back.",
+        "idempotency": "Message id = digest(run, step), the same on every redelivery, and "
+                       "passed to the provider as its idempotency key.",
+        "resumeProtocol": "Messages without a reply are reconciled with the provider by message"
+                          " id before redelivery.",
+        "tradeOff": "An extra table, a consumer process to operate, and one insert on every "
+                    "call."},
+     {"passed": True, "why": "durable queue table", "voice": "queue"}),
+    ("t3-good-terse-2", {
+        "checkpoint": "WAL: intent, call, result.",
+        "idempotency": "key = H(run, step); stable",
+        "resumeProtocol": "open intent -> GET by key -> record | resend(same key)",
+        "tradeOff": "+1 fsync/call"},
+     {"passed": True, "why": "terse WAL", "voice": "terse"}),
+    ("t3-good-spanish-english", {
+        "checkpoint": "Before of calling the provider, we save the intention in the journal, "
+                      "and after we save the result.",
+        "idempotency": "The key is formed with the run id and the step, is the same in all the "
+                       "retries.",
+        "resumeProtocol": "When it restarts, for each intention without result we ask to the "
+                          "provider by the key; if it don't have it, we send again with the "
+                          "same key.",
+        "tradeOff": "It adds one write more for each call."},
+     {"passed": True, "why": "Spanish-English ('before of calling', 'ask to the provider')", "voice": "non-native"}),
+    ("t3-good-german-english", {
+        "checkpoint": "Before the call the intent is into the journal written, after the call "
+                      "the result.",
+        "idempotency": "The key becomes from run-id and step computed and stays by every retry "
+                       "the same.",
+        "resumeProtocol": "At restart becomes for every open intent the provider with the key "
+                          "asked; only if he it not knows, is resent.",
+        "failureMode": "Per call an additional journal write."},
+     {"passed": True, "why": "German-English verb-final order", "voice": "non-native"}),
+    ("t3-good-stored-uuid", {
+        "checkpoint": "Intent written before the call (including a freshly minted UUID), result"
+                      " after.",
+        "idempotency": "The UUID lives in the intent row; retries read it back instead of "
+                       "making a new one.",
+        "resumeProtocol": "Ask the provider about the UUID of each open intent; resend with it "
+                          "only when unknown.",
+        "failureMode": "The journal grows by one row per call and recovery costs one provider "
+                       "query per open intent."},
+     {"passed": True, "why": "UUID lives in the intent row, read back", "voice": "plain"}),
+    ("t3-good-eventlog", {
+        "checkpoint": "ChargeIntended goes to the event log before the request; ChargeReturned "
+                      "after.",
+        "idempotency": "Key is the log position of ChargeIntended, fixed forever.",
+        "resumeProtocol": "Every ChargeIntended without ChargeReturned is checked at the "
+                          "provider by key; missing ones are resent with the same key.",
+        "tradeOff": "Two appends per charge and a replay that must query the provider."},
+     {"passed": True, "why": "key = log position", "voice": "event-log"}),
+    ("t3-bad-stuffed", {
+        "checkpoint": "Intents, snapshots and result checkpoints, whichever fits.",
+        "idempotency": "Derived, stored or random keys depending on the tool.",
+        "resumeProtocol": "Look up, retry, refund or escalate.",
+        "failureMode": "Duplicates, lost charges or stuck runs."},
+     {"passed": False, "why": "keyword soup", "voice": "stuffed", "contradiction": True}),
+    ("t3-bad-no-persist", {
+        "checkpoint": "The intent is announced in a log line before the call, but nothing is "
+                      "persisted.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up open intents at the provider by key.",
+        "tradeOff": "One lookup per intent."},
+     {"passed": False, "why": "announced in a log line, nothing persisted", "voice": "contradicting", "contradiction": True}),
+    ("t3-bad-key-regenerated", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived from run and step, but the client recomputes it with the "
+                       "current timestamp on each retry.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "tradeOff": "Extra write per call."},
+     {"passed": False, "why": "timestamp on each retry", "voice": "qualifier"}),
+    ("t3-bad-blind-honest", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Resend everything that lacks a result; we do not query the provider "
+                          "at all.",
+        "failureMode": "Past 24 h the provider forgets the key and a resend charges twice."},
+     {"passed": False, "why": "'we do not query the provider'", "voice": "negation"}),
+    ("t3-bad-content-free", {
+        "checkpoint": "We make sure state is durable.",
+        "idempotency": "Calls are idempotent.",
+        "resumeProtocol": "The system recovers gracefully.",
+        "tradeOff": "Some trade-offs exist."},
+     {"passed": False, "why": "content-free", "voice": "content-free"}),
+    ("t3-bad-self-contra-resume", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "We check with the provider by key. The provider is never contacted "
+                          "during recovery.",
+        "tradeOff": "Extra write per call."},
+     {"passed": False, "why": "checks with the provider, which is never contacted", "voice": "contradicting", "contradiction": True}),
+    ("t3-bad-memory-intent", {
+        "checkpoint": "The intent sits in a Python list until the response arrives; then both "
+                      "go to the database.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One database write per call."},
+     {"passed": False, "why": "intent in a Python list until the response", "voice": "qualifier"}),
+    ("t3-bad-fm-contra", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step, same on retries.",
+        "resumeProtocol": "Ask the provider by key before resending.",
+        "failureMode": "Since we do not journal anything, a crash loses the run."},
+     {"passed": False, "why": "failure mode: we do not journal anything", "voice": "contradicting", "contradiction": True}),
+    ("t3-bad-snapshot", {
+        "checkpoint": "Every five minutes the agent state is pickled to disk.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Unpickle the latest state and continue.",
+        "failureMode": "Up to five minutes of work is redone."},
+     {"passed": False, "why": "periodic pickle", "voice": "plain"}),
+    ("t3-bad-key-not-sent", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "A key derived from run + step is stored in the journal, but the request"
+                       " to the provider does not include it.",
+        "resumeProtocol": "Resend open intents with the same request.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "key never sent to the provider", "voice": "qualifier"}),
+    ("t3-bad-false-safe", {
+        "checkpoint": "Result journaled after the call returns.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Re-execute steps without a result.",
+        "failureMode": "None; the key makes every retry safe forever."},
+     {"passed": False, "why": "result-only, blind, false safety", "voice": "false-failure"}),
 ]

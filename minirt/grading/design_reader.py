@@ -92,7 +92,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(committed|written|journaled|persisted|recorded|appended|inserted|saved|stored)"
             r"( \w+){0,3} first\b", r"\bplan(ned)? (for|of) (the |each |every )?(call|charge|"
             r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
-            r"stored|committed|logged)"), unguarded=(
+            r"stored|committed|logged)",
+            r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b"),
+            unguarded=(
             r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
             r"record|row|entry|commit)",)),
         Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
@@ -141,6 +143,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with) (the )?"
             r"(step|activity|sequence)",
             r"(pure|deterministic) function of", r"\bderived keys?\b",
+            r"\b(log|journal|stream|event|sequence) (position|offset|index|sequence number|seq)",
+            r"\b(fixed|stable|constant|unchanged|immutable) (forever|for ever|for good|for life)",
+            r"\bnever changes\b",
             r"stays? (the )?same", r"same (for|on|in|across) (all |every |each )?(the )?(tries|"
             r"retries|attempts|retry|attempt|try)\b", r"stable (across|over|for|between) (all )?"
             r"(the )?(retries|attempts|tries)", r"(order|run|workflow) (number|id) plus "
@@ -150,7 +155,14 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"stored|journaled|persisted|saved|recorded|written)",
             r"(generated?|created?|minted?) once",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
-            r"alongside|next to)", r"\bstored (uuid|keys?|random)\b")),
+            r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
+            # where the key lives and that retries read it back
+            r"\b(uuid|key|id|nonce)s? (lives?|is kept|are kept|is stored|sits|stays|is saved) in "
+            r"(the |its |our )?(intent|journal|row|record|db|database|table)",
+            r"\b(read|reads|load|loads|fetch|fetches|take|takes|reuse|reuses|pick|picks)\w* (it|"
+            r"the key|the uuid|the id|that uuid|that key) (back|up )?(from|out of) (the |its )?"
+            r"(journal|row|intent|db|database|record|table)", r"\bread (it |the key |the uuid )?"
+            r"back\b")),
         Term(Idempotency.CLIENT_REFERENCE, "provider lookup by client reference", (
             r"client (reference|ref|id)\b", r"reference (id|number|field)",
             r"(our|the|an|its) (own )?(order|merchant|external|invoice|business) (reference|"
@@ -189,7 +201,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"charges|payments)", r"(with|at|in) the (provider|psp|stripe) (by|with|using) "
                  r"(the |that |its )?(key|id|reference)", r"\bget (endpoint|request)\b",
                  r"(provider|stripe|psp|processor|gateway)'?s? (get|lookup|search|status) "
-                 r"(endpoint|api|call)", r"(provider|stripe|psp|processor|gateway) (is |gets |are )?"
+                 r"(endpoint|api|call)",
+                 r"\b(provider|psp|stripe|gateway|processor|bank) ((?!(never|not|no|nobody)\b)"
+                 r"[\w']+ ){1,4}(asked|queried|consulted|checked|interrogated)\b",
+                 r"(provider|stripe|psp|processor|gateway) (is |gets |are )?"
                  r"(asked|queried|checked|consulted)", r"\b(ask|query|check|consult)\w* (the )?"
                  r"gateway", r"\blist\w* (the )?([\w']+ )?(charges|payments)",
                  # the object of the lookup named instead of the provider: "search by that
@@ -561,6 +576,9 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
+        (r"\b(provider|psp|stripe|gateway|processor|bank) (is |gets |are |will be )?(never|not) "
+         r"(\w+ )?(asked|contacted|queried|checked|consulted|called|involved|touched)",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
     ),
 }
 _SCOPE_ENDS = {"and", "then", "we", "it", "they", "but", "so", "which", "that"}
