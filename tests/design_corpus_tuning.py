@@ -793,4 +793,164 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Re-execute steps without a result.",
         "failureMode": "None; the key makes every retry safe forever."},
      {"passed": False, "why": "result-only, blind, false safety", "voice": "false-failure"}),
+    # == a second fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 8/10, bad fail 7/10. Then fitted.
+    ("t4-good-ledger", {
+        "checkpoint": "Our own ledger gets an 'about to charge' line, fsynced, and only after "
+                      "that do we hit the payment API; its reply is appended as a second line.",
+        "idempotency": "Idempotency token = run id concatenated with step index; a retry never "
+                       "invents a new token.",
+        "resumeProtocol": "Any 'about to charge' line without a reply line triggers a status "
+                          "query to the payment API with the token; we copy its answer, or "
+                          "resubmit with that token when it has nothing.",
+        "tradeOff": "An fsync sits in front of every payment."},
+     {"passed": True, "why": "'about to charge' line; token concatenated", "voice": "plain"}),
+    ("t4-good-db-tx", {
+        "checkpoint": "In one DB transaction we mark the step as 'sending' before the network "
+                      "call, and in a second one we mark it 'done' with the receipt.",
+        "idempotency": "The step's primary key (run, step) is what we pass as the idempotency "
+                       "key, so every retry carries the identical value.",
+        "resumeProtocol": "Steps stuck in 'sending' are resolved by asking the provider for "
+                          "that idempotency key; we resend only when the provider has no "
+                          "record.",
+        "failureMode": "Two transactions per call instead of one."},
+     {"passed": True, "why": "'sending' / 'done' states", "voice": "plain"}),
+    ("t4-good-french-english", {
+        "checkpoint": "We register the intention in the journal before to call the API, and the"
+                      " result after the call.",
+        "idempotency": "The key is calculated from the run id and the step; it rests the same "
+                       "for all the retries.",
+        "resumeProtocol": "At the restart, for each intention without result, we interrogate "
+                          "the provider with the key; if he does not know it, we resend with "
+                          "the same key.",
+        "failureMode": "Each call costs one supplementary write in the journal."},
+     {"passed": True, "why": "French-English ('before to call', 'interrogate the provider')", "voice": "non-native"}),
+    ("t4-good-passive", {
+        "checkpoint": "An intent is made durable before any request is issued; a result is made"
+                      " durable once the response is received.",
+        "idempotency": "Keys are derived deterministically from the run and step and are reused"
+                       " verbatim by every retry.",
+        "resumeProtocol": "Unresolved intents are looked up at the provider by key; a resend "
+                          "happens only for keys the provider does not recognise.",
+        "tradeOff": "Latency: each request waits on a durable write."},
+     {"passed": True, "why": "passive voice throughout", "voice": "verbose"}),
+    ("t4-good-bullets", {
+        "checkpoint": "- before call: intent row (args, key)\n- after call: result row",
+        "idempotency": "- key: sha256(run_id, step, payload)\n- unchanged across attempts",
+        "resumeProtocol": "- intent w/o result: query provider by key\n- found: record\n- not "
+                          "found: resend, same key",
+        "tradeOff": "- 2 writes per call\n- recovery needs the provider online"},
+     {"passed": True, "why": "bullets in every field", "voice": "terse"}),
+    ("t4-good-retention", {
+        "checkpoint": "Intent persisted ahead of the call; result persisted after.",
+        "idempotency": "Key from run and step, deterministic.",
+        "resumeProtocol": "Reconcile each open intent against the provider using the key, then "
+                          "record or resend with the same key.",
+        "failureMode": "The provider keeps keys for 24 hours; a resume later than that cannot "
+                       "tell a charge from no charge and is escalated to an operator."},
+     {"passed": True, "why": "retention limit in words", "voice": "plain"}),
+    ("t4-good-client-ref-search", {
+        "checkpoint": "Pending charge saved to the DB before the request; the receipt saved "
+                      "after.",
+        "idempotency": "We do not rely on a key; each charge carries our order reference in its"
+                       " description field.",
+        "resumeProtocol": "For a pending charge, search the provider's charges for our order "
+                          "reference; record a match, or create the charge again with the same "
+                          "reference.",
+        "tradeOff": "A search request per pending charge, and searches are eventually "
+                    "consistent."},
+     {"passed": True, "why": "order reference in the description, searched", "voice": "plain"}),
+    ("t4-good-short-words", {
+        "checkpoint": "Write down what we will do, then do it, then write down what came back.",
+        "idempotency": "The same key each time, made from the run and step.",
+        "resumeProtocol": "If we wrote down what we would do but not what came back, we ask the"
+                          " provider about the key first and resend only if it has no record.",
+        "tradeOff": "Writing things down first makes each call a little slower."},
+     {"passed": True, "why": "plain short words ('write down what we will do')", "voice": "plain"}),
+    ("t4-good-kafka", {
+        "checkpoint": "A ChargeRequested record is produced to the journal topic and "
+                      "acknowledged before the charge is attempted; ChargeCompleted is produced"
+                      " afterwards.",
+        "idempotency": "The record key is run:step and is reused as the provider's idempotency "
+                       "key on every attempt.",
+        "resumeProtocol": "On consumer restart, requested-but-not-completed records are checked"
+                          " with the provider by key before anything is re-attempted.",
+        "tradeOff": "A broker round trip before each charge."},
+     {"passed": True, "why": "journal topic", "voice": "queue"}),
+    ("t4-good-activity", {
+        "checkpoint": "The workflow history records ActivityScheduled before the activity runs "
+                      "and ActivityCompleted after.",
+        "idempotency": "Activity id (workflow id + sequence) is the idempotency key, identical "
+                       "across retries.",
+        "resumeProtocol": "Replaying the history, a scheduled activity with no completion is "
+                          "first checked against the provider by activity id; only if the "
+                          "provider never saw it is the activity retried.",
+        "tradeOff": "History grows with every activity, and replay costs a provider check per "
+                    "open activity."},
+     {"passed": True, "why": "workflow history", "voice": "event-log"}),
+    ("t4-bad-memory", {
+        "checkpoint": "The intent is kept in a variable until the provider answers, then we "
+                      "write both.",
+        "idempotency": "Key from run and step.",
+        "resumeProtocol": "Ask the provider about the key of each open intent.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent kept in a variable until the answer", "voice": "qualifier"}),
+    ("t4-bad-timestamp", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key = run id + step + time.time(), recomputed when we retry.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "time.time() in the key", "voice": "qualifier"}),
+    ("t4-bad-after", {
+        "checkpoint": "We write the intent and the result in one row, after the provider "
+                      "responds.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "Ask the provider about the key of each open intent.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent and result in one row, after", "voice": "qualifier"}),
+    ("t4-bad-blind-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "Every intent without a result is simply sent again; checking with "
+                          "the provider would be too slow.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup rejected as too slow", "voice": "negation"}),
+    ("t4-bad-blind-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "We skip the lookup and resend open intents straight away.",
+        "tradeOff": "Fast recovery, one write per call."},
+     {"passed": False, "why": "'we skip the lookup'", "voice": "negation"}),
+    ("t4-bad-stuffed-2", {
+        "checkpoint": "Write-ahead log, snapshots, and result caching.",
+        "idempotency": "Idempotency keys (derived or random).",
+        "resumeProtocol": "Replay, look up, retry blindly, or escalate.",
+        "tradeOff": "Latency, duplicates, lost effects."},
+     {"passed": False, "why": "keyword soup", "voice": "stuffed", "contradiction": True}),
+    ("t4-bad-fm-denies-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "failureMode": "Because every retry gets a brand-new key, the provider cannot "
+                       "deduplicate."},
+     {"passed": False, "why": "failure mode: a brand-new key per retry", "voice": "contradicting", "contradiction": True}),
+    ("t4-bad-refund", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "An open intent is treated as failed: refund whatever might have been"
+                          " charged and cancel the order.",
+        "failureMode": "The customer may lose the booking."},
+     {"passed": False, "why": "compensate an uncertain charge", "voice": "plain"}),
+    ("t4-bad-vague-2", {
+        "checkpoint": "We persist everything important.",
+        "idempotency": "Keys prevent duplicates.",
+        "resumeProtocol": "We pick up where we left off.",
+        "tradeOff": "It is robust."},
+     {"passed": False, "why": "content-free", "voice": "content-free"}),
+    ("t4-bad-no-key-lookup", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "We do not use keys or references of any kind.",
+        "resumeProtocol": "Ask the provider whether the charge went through.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup with nothing to look up by", "voice": "contradicting", "contradiction": True}),
 ]

@@ -93,7 +93,11 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"( \w+){0,3} first\b", r"\bplan(ned)? (for|of) (the |each |every )?(call|charge|"
             r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
             r"stored|committed|logged)",
-            r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b"),
+            r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b",
+            r"\b(write|writes|note|notes|record|records|jot|jots|log|logs|save|saves)( down)? "
+            r"what (we|it|the worker|the agent|the run) (will|are going to|is going to|plan to|"
+            r"plans to|intend to|intends to|mean to|would|is about to|are about to) (do|send|call|"
+            r"charge|pay)"),
             unguarded=(
             r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
             r"record|row|entry|commit)",)),
@@ -140,7 +144,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)", r"(never|doesn't|"
             r"does not|not) change\w* (on|between|across|for|in) (the )?(retries|attempts)",
             r"(run|workflow|stream)( id)?\W{0,8}(and |plus )?(the )?(step|activity|sequence)",
-            r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with) (the )?"
+            r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with|"
+            r"concatenated with|appended to|joined to|glued to|followed by|and then) (the )?"
             r"(step|activity|sequence)",
             r"(pure|deterministic) function of", r"\bderived keys?\b",
             r"\b(log|journal|stream|event|sequence) (position|offset|index|sequence number|seq)",
@@ -260,6 +265,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(calls?|requests?|charges?|steps?|intents?|them|it|payments?) (is |are |gets |get "
             r")?(simply |just |then |immediately )?(repeated|resent|re sent|reissued|re issued|"
             r"re run|rerun|redone|retried|sent again|made again|issued again|fired again)",
+            r"\b(is|are|gets|get) (simply |just |then |immediately |always |straight )?(sent again|"
+            r"resent|re sent|repeated|retried|reissued|redone|re run|rerun|fired again)\b",
             r"\brepeat\w* (the |each |every |all |any )?(unfinished |open |pending )?(calls?|"
             r"requests?|charges?|steps?|payments?)")),
         Term(Resume.FAIL_AND_COMPENSATE, "mark failed and compensate", (
@@ -276,7 +283,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
 #: A field naming this many different choices is read as a list of words, not a design.
 SOUP = {"checkpoint": 3, "idempotency": 3, "resumeProtocol": 4}
 KEYS = (Idempotency.DERIVED_KEY, Idempotency.STORED_KEY)
-_IDEM_KEY = r"(idempotency|dedup\w*|effect) keys?"
+_IDEM_KEY = r"(idempotency|dedup\w*|effect) (keys?|tokens?)"
 
 #: What to say when a field names something close to a mechanism but not the decision itself.
 HINTS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -401,6 +408,7 @@ def normalise(text: str) -> str:
     t = text[:MAX_CHARS].lower().replace("\u2019", "'")
     t = re.sub(r"\s*(->|=>|\u2192)\s*", "; ", t)  # an arrow separates two clauses
     t = re.sub(r"[-_/+=>\u2192\u2013\u2014*`\"]", " ", t).replace("&", " and ")
+    t = re.sub(r"\b(brand|completely|totally|entirely|whole) new\b", "new", t)  # "a brand-new key"
     return re.sub(r"[ \t]+", " ", t).strip()
 
 
@@ -416,17 +424,28 @@ def _negated(text: str, start: int, window: int = 3) -> bool:
     of its clause (``_NEGATORS`` or any word ending in "n't"), unless it is a determiner ("no",
     "without") whose noun phrase ended before the match (an auxiliary lies between)."""
     words = _CLAUSE.split(text[:start])[-1].split()[-window:]
+    after = text[start:].split()[:1]  # "intents without a result | are resent": scope ended
     for i, w in enumerate(words):
         if w in _NEGATORS or w.endswith("n't"):
-            if w in _DETERMINERS and _AUXILIARIES & set(words[i + 1:]):
+            if w in _DETERMINERS and _AUXILIARIES & set(words[i + 1:] + after):
                 continue
             return True
     return False
 
 
+#: What, said after a mechanism in its clause, rejects it ("checking with the provider would be
+#: too slow", "the intent write is skipped").
+_REJECTED_AFTER = re.compile(r"^[^.;:!?]{0,30}?\b((would be|is|are|seems?|feels?) (too|overkill|"
+                             r"unnecessary|not needed|not worth|pointless|wasteful)|(is|are) "
+                             r"(skipped|left out|omitted|dropped))\b")
+
+
 def first_match(text: str, patterns: tuple[str, ...], guarded: bool = True) -> re.Match[str] | None:
+    """The earliest match of any of ``patterns`` in ``text``; with ``guarded``, not one under a
+    negation in its clause or rejected after it ("... would be too slow")."""
     found = [m for p in patterns for m in re.finditer(p, text)
-             if not (guarded and _negated(text, m.start()))]
+             if not (guarded and (_negated(text, m.start())
+                                  or _REJECTED_AFTER.search(text[m.end():])))]
     return min(found, key=lambda m: m.start()) if found else None
 
 
@@ -486,6 +505,17 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"(intent|intention|row|record)\w* (lives?|stays?|is kept|are kept|is held|are held) "
          r"(only )?in ([\w']+ ){0,2}memory until", Checkpoint.RESULT_ONLY, "the intent is held in "
          "memory until the call returns"),
+        (r"(kept|held|stays?|lives?|sits?|stored|buffered|remembered|parked)\w* in (a |an |the "
+         r")?(local |python |process |in memory |temporary )?(variable|list|dict|map|array|buffer|"
+         r"object|field|attribute|memory|ram)\b[^.;]{0,30}\buntil\b", Checkpoint.RESULT_ONLY,
+         "held in memory until the call returns"),
+        (r"\bintent\w* and (the )?(result|response|receipt|outcome|reply)s? (\w+ ){0,3}(in|as) "
+         r"(one|a single|the same) (row|write|record|append|transaction|insert|entry)",
+         Checkpoint.RESULT_ONLY, "the intent is written together with the result"),
+        (r"\b(write|record|journal|persist|save|store|commit|insert|log)\w* (the )?(intent|row|"
+         r"entry|record)\b(?:(?!result|response|receipt|outcome|answer|reply)[^.;,]){0,40}\bafter "
+         r"(the )?(provider|call|charge|response|api|psp|request)", Checkpoint.RESULT_ONLY,
+         "the intent is written after the call"),
         (r"in memory until (the )?(result|response|answer|call|charge|provider)",
          Checkpoint.RESULT_ONLY, "held in memory until the call returns"),
         (_RESULTISH + r"\b(intent|outbox row|row|entry|event|record)s? (is |are )?(only )?"
