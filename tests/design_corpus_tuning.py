@@ -953,4 +953,152 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Ask the provider whether the charge went through.",
         "tradeOff": "One write per call."},
      {"passed": False, "why": "lookup with nothing to look up by", "voice": "contradicting", "contradiction": True}),
+    # == a third fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 8/8, bad fail 9/12. Then fitted.
+    ("t5-good-outbox-tx", {
+        "checkpoint": "The outbox pattern: the charge request is inserted into the outbox in "
+                      "the same transaction that advances the run, and a relay performs it; the"
+                      " provider's reply is written back to that outbox row.",
+        "idempotency": "Outbox row id, computed from run id and step, is forwarded as the "
+                       "Idempotency-Key header.",
+        "resumeProtocol": "The relay, on restart, asks the provider about every row that has no"
+                          " reply, by row id, and only performs the unknown ones again.",
+        "tradeOff": "A relay process to keep alive and one extra insert per charge."},
+     {"passed": True, "why": "outbox in the run's transaction, relay asks first", "voice": "outbox"}),
+    ("t5-good-numbers", {
+        "checkpoint": "t0: append intent; t1: call; t2: append result.",
+        "idempotency": "key(run, step) - pure, so attempt 1 and attempt 7 send the same bytes.",
+        "resumeProtocol": "intent at t0 but no t2 -> ask provider(key) -> record | resend(key).",
+        "failureMode": "About 2 ms more per call for the t0 fsync."},
+     {"passed": True, "why": "t0/t1/t2 timeline; cost in ms", "voice": "terse"}),
+    ("t5-good-honest-limit", {
+        "checkpoint": "Every outgoing payment is preceded by a durable intent record and "
+                      "followed by a durable result record.",
+        "idempotency": "The idempotency key is a digest of run id, step and payload, so retries"
+                       " are byte-identical.",
+        "resumeProtocol": "Recovery looks each dangling intent up at the provider by its key "
+                          "and either records the found charge or resends with the same key.",
+        "failureMode": "Our safety leans entirely on the provider honouring keys; a provider "
+                       "that ignores them would let a resend charge twice."},
+     {"passed": True, "why": "limit: relies on the provider honouring keys", "voice": "plain"}),
+    ("t5-good-review", {
+        "checkpoint": "Intent durably journaled ahead of the request; result journaled on "
+                      "return.",
+        "idempotency": "Stable key from run and step.",
+        "resumeProtocol": "Unresolved intents are checked against the provider by key; after "
+                          "the provider's retention window they are flagged for manual review "
+                          "instead of resent.",
+        "tradeOff": "Late recoveries need a human, and each call pays one journal write."},
+     {"passed": True, "why": "manual review past retention", "voice": "plain"}),
+    ("t5-good-italian-english", {
+        "checkpoint": "Before to do the call we write the intent on the journal, after we write"
+                      " the result.",
+        "idempotency": "The key we make it from run id and step, it remains equal at every "
+                       "retry.",
+        "resumeProtocol": "At the restart, for the intents without result, we go to ask at the "
+                          "provider with the key; if it has not, we send again with the same "
+                          "key.",
+        "failureMode": "There is one write more on the journal for every call."},
+     {"passed": True, "why": "Italian-English ('before to do the call')", "voice": "non-native"}),
+    ("t5-good-json", {
+        "checkpoint": "{\"before_call\": \"journal intent\", \"after_call\": \"journal result\"}",
+        "idempotency": "{\"key\": \"sha256(run_id, step, payload)\", \"on_retry\": \"same key\"}",
+        "resumeProtocol": "{\"open_intent\": \"look up key at provider\", \"found\": \"record\", "
+                          "\"missing\": \"resend same key\"}",
+        "tradeOff": "{\"cost\": \"one extra journal write per call\"}"},
+     {"passed": True, "why": "JSON in every field", "voice": "terse"}),
+    ("t5-good-storage", {
+        "checkpoint": "Intent saved to Postgres before we call the provider; result saved "
+                      "after.",
+        "idempotency": "Key derived from run and step.",
+        "resumeProtocol": "Open intents: query the provider by key, then record or resend with "
+                          "the same key.",
+        "tradeOff": "Storage: every call leaves two rows behind, so the table needs pruning."},
+     {"passed": True, "why": "storage cost, pruning", "voice": "plain-cost"}),
+    ("t5-good-round-trip", {
+        "checkpoint": "Intent committed before dispatch; result committed after.",
+        "idempotency": "Key derived from the run id and the step number.",
+        "resumeProtocol": "Consult the provider by key for each uncommitted result; resend with"
+                          " the same key only if it has none.",
+        "tradeOff": "Recovery is one network round trip per open intent slower."},
+     {"passed": True, "why": "'one network round trip per open intent slower'", "voice": "plain-cost"}),
+    ("t5-bad-contra-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is derived from run and step. We don't send any idempotency key"
+                       " to the provider.",
+        "resumeProtocol": "Ask the provider by key before resending.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "derived key, yet never sent", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-contra-resume", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents; recovery never talks to "
+                          "the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "query the provider, yet never talks to it", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-contra-checkpoint", {
+        "checkpoint": "Intents are journaled before each call, although in practice we do not "
+                      "persist anything.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "journaled, yet nothing persisted", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-fm-blind", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents, resend if unknown.",
+        "failureMode": "Since recovery never asks the provider, a lost reply after the charge "
+                       "means we pay twice."},
+     {"passed": False, "why": "failure mode: recovery never asks the provider", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-fm-memory", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents, resend if unknown.",
+        "failureMode": "All state lives only in memory, so a crash forgets the intents."},
+     {"passed": False, "why": "failure mode: state only in memory", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-stuffed-3", {
+        "checkpoint": "Intent-and-result, result-only or periodic snapshot: all three are used.",
+        "idempotency": "Derived keys plus random per-attempt keys.",
+        "resumeProtocol": "Lookup, blind retry, compensation.",
+        "tradeOff": "Depends."},
+     {"passed": False, "why": "keyword soup", "voice": "stuffed", "contradiction": True}),
+    ("t5-bad-lookup-no-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "No keys at all; the provider deduplicates nothing.",
+        "resumeProtocol": "Look up open intents at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup with no key", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-late-intent", {
+        "checkpoint": "The intent is written to the journal right after the provider confirms "
+                      "the charge.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents at the provider by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent written after the provider confirms", "voice": "qualifier"}),
+    ("t5-bad-buzz", {
+        "checkpoint": "Enterprise-grade persistence layer.",
+        "idempotency": "Idempotency best practices.",
+        "resumeProtocol": "Self-healing recovery.",
+        "failureMode": "Edge cases."},
+     {"passed": False, "why": "buzzwords", "voice": "content-free"}),
+    ("t5-bad-per-request", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "A fresh idempotency key is generated for each HTTP request the client "
+                       "sends.",
+        "resumeProtocol": "Look up open intents at the provider by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "fresh key per HTTP request", "voice": "qualifier"}),
+    ("t5-bad-blind-polite", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "We simply replay everything from the journal, calls included, and "
+                          "trust the key.",
+        "failureMode": "After 24 h the key is forgotten and the replayed call charges again."},
+     {"passed": False, "why": "replay calls included", "voice": "plain"}),
+    ("t5-bad-compensate", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Any open intent is assumed failed and compensated with a refund.",
+        "failureMode": "A refund may be issued for a charge that never happened."},
+     {"passed": False, "why": "compensate an uncertain charge", "voice": "plain"}),
 ]

@@ -522,6 +522,11 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"(inserted|written|appended|recorded|journaled|persisted|saved|committed|stored) "
          r"(only )?(after|once) (the )?(provider|call|charge|api|request|response|payment)",
          Checkpoint.RESULT_ONLY, "the row is written after the call"),
+        (_RESULTISH + r"\b(intent|outbox row|row|entry|event|record)s? (is |are |gets )?(only )?"
+         r"(inserted|written|appended|recorded|journaled|persisted|saved|committed|stored)\b"
+         r"(?:(?!before|result|response|receipt|outcome)[^.;,]){0,30}\b(after|once|when) (the )?"
+         r"(provider|call|charge|api|request|response|payment|psp|gateway)",
+         Checkpoint.RESULT_ONLY, "the intent is written after the call"),
         (r"(only|purely|just|kept|held|lives?) in ([\w']+ ){0,3}(memory|ram)\b", Checkpoint.NONE,
          "state held only in memory"),
         (r"in (an? )?(in )?memory (list|dict|map|array|buffer|queue|object)", Checkpoint.NONE,
@@ -592,6 +597,8 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
         (r"\b(never|don't|do not|doesn't|does not|we not) (journal|persist|checkpoint|save|store|"
          r"write|record|log)\w* (anything|a thing|any state)\b(?! (before|until|till|first))",
          _ANY_CP, "nothing is written"),
+        (r"\b(state|everything|intents?|journal|data|progress)\b[^.;,]{0,20}\b(only|purely|just|"
+         r"entirely) in ([\w']+ ){0,2}(memory|ram)\b", _ANY_CP, "state is held only in memory"),
         (r"\b(intent|intention|pending row|outbox row|intent record|intent row)s? (is |are |gets "
          rf"|get |was )?(never|not) (\w+ )?{_WRITTEN}( down| anywhere| durably| to disk)?\b"
          r"(?! (until|before|after|only|first|till|yet|in memory until))",
@@ -602,7 +609,8 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
     ),
     "resumeProtocol": (
         (r"\b(nobody|no one|never|not|don't|do not|doesn't|does not|without|no need to)\b "
-         r"(\w+ ){0,2}(asks?|asking|asked|quer\w*|check\w*|contact\w*|consult\w*|look\w* (it |"
+         r"(\w+ ){0,2}(asks?|asking|asked|quer\w*|check\w*|contact\w*|consult\w*|talks? to|"
+         r"talking to|speaks? to|reach\w*|touch\w*|look\w* (it |"
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
