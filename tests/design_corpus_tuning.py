@@ -1101,4 +1101,131 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Any open intent is assumed failed and compensated with a refund.",
         "failureMode": "A refund may be issued for a charge that never happened."},
      {"passed": False, "why": "compensate an uncertain charge", "voice": "plain"}),
+    # == a fourth fresh batch, adversarial on purpose (wishes, order of resend and lookup,
+    # async intents), written before running it. Measured once before the fixes it prompted:
+    # good 2/6, bad fail 8/12. Then fitted.
+    ("t6-good-1", {
+        "checkpoint": "A durable 'charge planned' entry precedes the HTTP call; a 'charge done'"
+                      " entry follows it.",
+        "idempotency": "The entry's deterministic id (run + step) is the key we send.",
+        "resumeProtocol": "Planned-but-not-done entries are resolved by a provider lookup on "
+                          "that key, then recorded or resent with it.",
+        "tradeOff": "The planned entry adds a blocking write before every HTTP call."},
+     {"passed": True, "why": "'charge planned' entry precedes the call", "voice": "plain"}),
+    ("t6-good-2", {
+        "checkpoint": "We persist the intent; only once it is durable does the worker contact "
+                      "the provider. The response is persisted afterwards.",
+        "idempotency": "Key = run id ++ step, never regenerated.",
+        "resumeProtocol": "We check every unanswered intent with the provider by key before "
+                          "doing anything else with it.",
+        "failureMode": "Keys expire at the provider after a day, so a resume that late has to "
+                       "be settled by a person."},
+     {"passed": True, "why": "'only once it is durable does the worker contact'", "voice": "verbose"}),
+    ("t6-good-3", {
+        "checkpoint": "Intent row, then request, then result row.",
+        "idempotency": "Row key reused as the provider idempotency key; identical on every "
+                       "retry.",
+        "resumeProtocol": "If a row has no result, we first ask the provider whether that key "
+                          "was charged; we resend with the same key only on a 'not found'.",
+        "tradeOff": "Three steps instead of one: more code and one more write."},
+     {"passed": True, "why": "'identical on every retry'", "voice": "terse"}),
+    ("t6-good-4", {
+        "checkpoint": "Journal the intent before sending, the reply after.",
+        "idempotency": "Idempotency key hashed from run, step and the request body.",
+        "resumeProtocol": "Retrieve the charge from the provider by that key for each intent "
+                          "without a reply; resend only when there is none.",
+        "failureMode": "If the provider is unreachable during recovery, the run waits."},
+     {"passed": True, "why": "'retrieve the charge by that key'; provider unreachable", "voice": "plain"}),
+    ("t6-good-5", {
+        "checkpoint": "Step A: log intent (durable). Step B: call. Step C: log result.",
+        "idempotency": "Key: digest(run, step); same across all tries.",
+        "resumeProtocol": "Crash between B and C: ask provider by key, then log or redo B with "
+                          "the same key.",
+        "tradeOff": "Step A is an extra durable write on each call."},
+     {"passed": True, "why": "steps A/B/C, window named by steps", "voice": "terse"}),
+    ("t6-good-6", {
+        "checkpoint": "Intent is stored before the call and the result after it.",
+        "idempotency": "Client reference (run id + step) set on the charge.",
+        "resumeProtocol": "Find the charge at the provider by that client reference; record it,"
+                          " or charge again with the same reference if nothing is found.",
+        "tradeOff": "A search call per uncertain charge."},
+     {"passed": True, "why": "client reference; 'per uncertain charge' is not a claim", "voice": "plain"}),
+    ("t6-bad-resend-then-check", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Resend every open intent first, and afterwards check with the "
+                          "provider whether it worked.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "resend first, check afterwards", "voice": "qualifier"}),
+    ("t6-bad-hypothetical-intent", {
+        "checkpoint": "Ideally we would journal an intent before the call, but for now we only "
+                      "journal the result.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'ideally we would journal an intent', only the result", "voice": "qualifier"}),
+    ("t6-bad-planned", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "We plan to add a provider lookup later; for now open intents are "
+                          "resent.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'we plan to add a lookup later'", "voice": "qualifier"}),
+    ("t6-bad-key-salt", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Run id + step + a random salt chosen at each attempt.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random salt per attempt", "voice": "qualifier"}),
+    ("t6-bad-key-counter", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Run id, step and the retry counter form the key.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "retry counter in the key", "voice": "qualifier"}),
+    ("t6-bad-async-intent", {
+        "checkpoint": "The intent is written asynchronously in the background while the call is"
+                      " already in flight; the result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "No latency added."},
+     {"passed": False, "why": "intent written asynchronously while the call is in flight", "voice": "qualifier"}),
+    ("t6-bad-fm-contra-cost", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "There is no extra write at all, since we never write before calling."},
+     {"passed": False, "why": "trade-off: we never write before calling", "voice": "contradicting", "contradiction": True}),
+    ("t6-bad-escalate-always", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Any open intent is handed to an operator; we never look anything up.",
+        "failureMode": "An operator has to settle every crash."},
+     {"passed": False, "why": "escalate everything, never look up", "voice": "plain"}),
+    ("t6-bad-memory-dict", {
+        "checkpoint": "Intents go into a dict on the worker before the call; results go to the "
+                      "database after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intents into a dict on the worker", "voice": "qualifier"}),
+    ("t6-bad-only-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step, sent every time.",
+        "resumeProtocol": "Just resend: the key takes care of duplicates.",
+        "failureMode": "Nothing can go wrong."},
+     {"passed": False, "why": "blind resend trusting the key; no failure", "voice": "false-failure"}),
+    ("t6-bad-stuffed-4", {
+        "checkpoint": "Journal intent before, result after; also snapshots every minute; also "
+                      "nothing in memory.",
+        "idempotency": "Derived key; also a new UUID per attempt.",
+        "resumeProtocol": "Lookup and also blind retry.",
+        "tradeOff": "Latency."},
+     {"passed": False, "why": "several mechanisms per field", "voice": "stuffed", "contradiction": True}),
+    ("t6-bad-mixed-lang-blind", {
+        "checkpoint": "Intent before call write, after call result write.",
+        "idempotency": "Key from run and step make.",
+        "resumeProtocol": "Restart: open intent, again send, provider ask not needed.",
+        "failureMode": "One write more each call."},
+     {"passed": False, "why": "'provider ask not needed'", "voice": "non-native"}),
 ]

@@ -57,7 +57,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"|a |an )?(activity|tool|step|call|request|charge)",
             r"before (the |each |every |an? )?(activity|tool call|step) (runs|starts|executes|is "
             r"(run|sent|executed))", r"\bintentions?\b", r"\bprior to\b", r"\bpre ?call\b",
-            r"\bpreceded by\b", r"\babout to (charge|pay|call|send|book)",
+            r"\bonly (once|after|when) (it|the intent|the row|the entry|the record|this|that) (is|"
+            r"has been|was) (durable|written|journaled|committed|persisted|on disk|stored|saved|"
+            r"fsynced|recorded|safe)", r"\bpreceded by\b", r"\bprecedes? (the |each |every |an? |any )?(\w+ )?(call|request|"
+            r"charge|dispatch|payment|send)", r"\babout to (charge|pay|call|send|book)",
             r"\b(gonna|going to) (charge|pay|call|send)", r"\btwo phase", r"\bphase one\b",
             r"before (of |to )?(the )?(call|calling|do the call|dispatch|hitting|contacting|"
             r"talking to|charging|paying|we (pay|charge|call|send)|it (runs|is sent|goes out)|"
@@ -141,7 +144,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(calculated|computed|coming|made|make|built|taken|formed) from (the )?(run|"
             r"workflow|order|step|stream)", r"(order|run|workflow) (id|number) (like|as) (the "
             r"|an |our )?(idempotency )?key", r"same (\w+ )?(every|each) (time|attempt|retry|try)",
-            r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)", r"(never|doesn't|"
+            r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)",
+            r"\b(identical|unchanged|constant|equal|byte identical|unaltered) (on|for|across|in|at|"
+            r"between|over) (every |each |all |the )*(retr|attempt|tr|resend|redeliver)", r"(never|doesn't|"
             r"does not|not) change\w* (on|between|across|for|in) (the )?(retries|attempts)",
             r"(run|workflow|stream)( id)?\W{0,8}(and |plus )?(the )?(step|activity|sequence)",
             r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with|"
@@ -440,11 +445,23 @@ _REJECTED_AFTER = re.compile(r"^[^.;:!?]{0,30}?\b((would be|is|are|seems?|feels?
                              r"(skipped|left out|omitted|dropped))\b")
 
 
+#: Said before a mechanism in its clause, these make it a wish, not the design ("ideally we
+#: would journal an intent", "we plan to add a lookup later").
+_ASPIRATION = re.compile(r"\b(ideally|in an ideal world|plan to|plans to|planning to|in the future|"
+                         r"eventually|someday|some day|one day|todo|hope to|hoping to|will add|"
+                         r"not yet|would like to|would love to|wish)\b")
+
+
+def _aspired(text: str, start: int) -> bool:
+    return bool(_ASPIRATION.search(_CLAUSE.split(text[:start])[-1]))
+
+
 def first_match(text: str, patterns: tuple[str, ...], guarded: bool = True) -> re.Match[str] | None:
     """The earliest match of any of ``patterns`` in ``text``; with ``guarded``, not one under a
-    negation in its clause or rejected after it ("... would be too slow")."""
+    negation in its clause, wished for ("ideally we would ..."), or rejected after it ("...
+    would be too slow")."""
     found = [m for p in patterns for m in re.finditer(p, text)
-             if not (guarded and (_negated(text, m.start())
+             if not (guarded and (_negated(text, m.start()) or _aspired(text, m.start())
                                   or _REJECTED_AFTER.search(text[m.end():])))]
     return min(found, key=lambda m: m.start()) if found else None
 
@@ -491,7 +508,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"committed|inserted) until", Checkpoint.RESULT_ONLY, "the intent is written only after "
          "the call"),
         (r"\bonly (after|once|when) (the |it |its |a )?(provider|call|charge|response|result|api|"
-         r"payment|request|answer|it)\w*", Checkpoint.RESULT_ONLY, "the intent is written only "
+         r"payment|request|answer|it)\w*(?! (is|has been|was|are) (durable|written|journaled|"
+         r"committed|persisted|on disk|stored|saved|fsynced|recorded|safe))", Checkpoint.RESULT_ONLY, "the intent is written only "
          "after the call"),
         (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (anything |it |the "
          r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
@@ -531,6 +549,18 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "state held only in memory"),
         (r"in (an? )?(in )?memory (list|dict|map|array|buffer|queue|object)", Checkpoint.NONE,
          "an in-memory structure"),
+        (r"\b(go|goes|put|puts|placed|kept|held|stored|saved|written|added) (in|into|to) (a |an |"
+         r"the )?(local |python |in memory |process |worker's |global )?(variable|list|dict|"
+         r"dictionary|map|hashmap|array|buffer|object|field|attribute|set)\b", Checkpoint.RESULT_ONLY,
+         "the intent is held in a Python object, not journaled"),
+        (r"\bintent\w*[^.;]{0,40}\b(asynchronous\w*|async|in the background|without waiting|fire "
+         r"and forget|in parallel with the (call|request|charge)|while the (call|request|charge) is "
+         r"(already )?(in flight|running|being sent|under way))", Checkpoint.RESULT_ONLY,
+         "the intent is not durable before the call"),
+        (r"\b(asynchronous|async|background|non blocking|lazy) (write|append|flush|insert)s? of "
+         r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
+        (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
+         r"response|outcome|receipt|reply)", Checkpoint.RESULT_ONLY, "only the result is written"),
         (r"in a python (dict|list|object|variable)", Checkpoint.NONE, "a Python object"),
         (r"\b(list|dict|map|array|buffer|queue|object) in (ram|memory)\b", Checkpoint.NONE,
          "an in-memory structure"),
@@ -576,7 +606,14 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "the key is kept to ourselves"),
         (r"carr(y|ies) no (idempotency )?key", Idempotency.NONE, "the request carries no key"),
     ),
-    "resumeProtocol": (),
+    "resumeProtocol": (
+        (r"\b(re ?send|retr|re ?tr|send again|re ?issu|re ?submit|repeat)\w* [^.;]{0,40}\b(first|"
+         r"straight away|immediately|right away|at once)\b[^.;]{0,20}\b(then|afterwards|after "
+         r"that|later|and after)\b", Resume.BLIND_RETRY, "the resend comes before the lookup"),
+        (r"\b(check|ask|look|query|consult|verif|confirm)\w* [^.;]{0,40}\b(after|afterwards|once) "
+         r"(we |it )?(have |has )?(re ?sent|resend\w*|retried|sent again|repeated)",
+         Resume.BLIND_RETRY, "the lookup comes after the resend"),
+    ),
 }
 #: Sentences that ASSERT a mechanism is absent ("we have no journal", "nobody asks the
 #: provider"): field -> (pattern, the choices it denies, why). A field (or a failure mode) that
@@ -603,6 +640,10 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          rf"|get |was )?(never|not) (\w+ )?{_WRITTEN}( down| anywhere| durably| to disk)?\b"
          r"(?! (until|before|after|only|first|till|yet|in memory until))",
          frozenset({Checkpoint.INTENT_AND_RESULT}), "the intent is never written"),
+        (r"\b(never|don't|do not|doesn't|does not) (write|journal|record|persist|save|store|log|"
+         r"commit)\w* (anything |it |the intent |an intent )?(before|ahead of|prior to) (the )?"
+         r"(call|calling|charg|dispatch|send|request|pay)", frozenset({Checkpoint.INTENT_AND_RESULT}),
+         "nothing is written before the call"),
         (rf"\bno (intent|intention)s? (is |are |gets |get )?(ever )?{_WRITTEN}\b"
          r"(?! (until|before|after|only|first|till|yet))", frozenset({Checkpoint.INTENT_AND_RESULT}),
          "no intent is written"),
@@ -620,8 +661,8 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
     ),
 }
 _SCOPE_ENDS = {"and", "then", "we", "it", "they", "but", "so", "which", "that"}
-_MOMENT = re.compile(r"\b(crash\w*|dies|died|die|fails|killed|when|before|after|w[1-5]|yet|"
-                     r"window|between|during|until)\b")
+_MOMENT = re.compile(r"\b(crash\w*|dies|died|die|fails|killed|w[1-5]|yet|window|between|"
+                     r"during)\b")
 _HYPO_DENIAL = re.compile(r"\b(would|could|might|may|if|otherwise|unless|were|suppose|had|"
                           r"imagine|naive|naively|instead)\b")
 
@@ -661,7 +702,8 @@ _UNDOES: dict[tuple[str, str], set[str]] = {
                                       Checkpoint.SNAPSHOT},
     ("idempotency", Idempotency.RANDOM_PER_ATTEMPT): {
         Idempotency.DERIVED_KEY, Idempotency.STORED_KEY, Idempotency.CLIENT_REFERENCE},
-    ("idempotency", Idempotency.NONE): {Idempotency.DERIVED_KEY, Idempotency.STORED_KEY}}
+    ("idempotency", Idempotency.NONE): {Idempotency.DERIVED_KEY, Idempotency.STORED_KEY},
+    ("resumeProtocol", Resume.BLIND_RETRY): {Resume.REPLAY_AND_LOOKUP}}
 #: Fewer words than this in a field, and it is a label, not a description.
 MIN_WORDS = 4
 
@@ -806,7 +848,8 @@ def read_claims(text: str) -> Claims:
                 denied.add(cat)
                 continue
             named.add(cat)
-            if not _HYPOTHETICAL.search(clause):
+            distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
+            if not _HYPOTHETICAL.search(clause) and not distributive:  # "per uncertain charge"
                 asserted.add(cat)
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
