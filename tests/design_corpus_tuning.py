@@ -1228,4 +1228,133 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Restart: open intent, again send, provider ask not needed.",
         "failureMode": "One write more each call."},
      {"passed": False, "why": "'provider ask not needed'", "voice": "non-native"}),
+    # == a fifth fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 5/7, bad fail 6/10. Then fitted.
+    ("t7-good-1", {
+        "checkpoint": "Prior to any side effect, the worker durably notes its intention (tool, "
+                      "args, key). The effect's outcome is noted once known.",
+        "idempotency": "Keys come from hashing the run id together with the step ordinal; "
+                       "retries therefore present the provider with the very same key.",
+        "resumeProtocol": "For an intention lacking an outcome, the worker interrogates the "
+                          "provider by key and adopts the provider's answer; absent any record,"
+                          " it re-issues the call with that key.",
+        "tradeOff": "Each side effect now costs a synchronous disk flush."},
+     {"passed": True, "why": "formal register ('interrogates the provider', 'adopts its answer')", "voice": "verbose"}),
+    ("t7-good-2", {
+        "checkpoint": "intent -> fsync -> POST /charges -> result -> fsync",
+        "idempotency": "Idempotency-Key: sha256(run_id + step)",
+        "resumeProtocol": "dangling intent -> GET /charges?idempotency_key=K -> 200: record / "
+                          "404: POST again with K",
+        "tradeOff": "two fsyncs per charge"},
+     {"passed": True, "why": "HTTP verbs and status codes", "voice": "terse"}),
+    ("t7-good-3", {
+        "checkpoint": "The agent marks the step 'in progress' in SQLite before it pays, and "
+                      "'finished' with the receipt afterwards.",
+        "idempotency": "The key is the step's row id, which is derived from run and step and "
+                       "never changes.",
+        "resumeProtocol": "Steps left 'in progress' are checked with the payment provider by "
+                          "key; confirmed ones are marked finished, unknown ones are paid again"
+                          " with the same key.",
+        "failureMode": "If recovery runs more than 24 h later the provider no longer remembers "
+                       "the key, so those steps must be decided by an operator."},
+     {"passed": True, "why": "'in progress' / 'finished' marks; retention limit", "voice": "plain"}),
+    ("t7-good-4", {
+        "checkpoint": "Before we charge we save a note that we are going to charge; after we "
+                      "save the answer.",
+        "idempotency": "Key = order number + step, the same every time we try.",
+        "resumeProtocol": "If there is a note but no answer, first we ask the provider with the"
+                          " key. If it says yes, we save that. If it says no, we try again with"
+                          " the same key.",
+        "tradeOff": "We write twice for every charge, which is a bit slower."},
+     {"passed": True, "why": "short plain words ('a note that we are going to charge')", "voice": "plain"}),
+    ("t7-good-5", {
+        "checkpoint": "Journaling happens on both sides of the call: intent in front, result "
+                      "behind.",
+        "idempotency": "Deterministic: run/step/payload digest.",
+        "resumeProtocol": "Resolve each open intent with a provider lookup by key before any "
+                          "resend.",
+        "tradeOff": "Write amplification: two journal records per call."},
+     {"passed": True, "why": "'intent in front, result behind'; write amplification", "voice": "plain-cost"}),
+    ("t7-good-6", {
+        "checkpoint": "Outbox entry (payload + key) committed atomically with the step; the "
+                      "dispatcher stores the provider response on the entry.",
+        "idempotency": "Entry key = hash(run, step), reused for all dispatch attempts.",
+        "resumeProtocol": "The dispatcher reconciles unanswered entries with the provider by "
+                          "key, re-dispatching only those the provider never received.",
+        "tradeOff": "A dispatcher to operate and an outbox table that must be cleaned up."},
+     {"passed": True, "why": "outbox with a dispatcher; cost: something to operate", "voice": "outbox"}),
+    ("t7-good-7", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Stored key: a UUID created when the intent is journaled, then reused.",
+        "resumeProtocol": "Check the UUID with the provider for each open intent; resend with "
+                          "it only if unknown.",
+        "failureMode": "We trust the provider to deduplicate on the key; if it did not, a "
+                       "resend could double charge."},
+     {"passed": True, "why": "stored UUID; limit: trusts the provider to deduplicate", "voice": "plain"}),
+    ("t7-bad-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Open intents are resent; a lookup is unnecessary because the key "
+                          "protects us.",
+        "failureMode": "None."},
+     {"passed": False, "why": "lookup called unnecessary; no failure mode", "voice": "negation"}),
+    ("t7-bad-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived from run and step, except that the HTTP library replaces it "
+                       "with its own UUID on every retry.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "HTTP library replaces the key on every retry", "voice": "qualifier"}),
+    ("t7-bad-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key at the provider, but only when an "
+                          "operator asks for it; otherwise resend.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup only when an operator asks", "voice": "qualifier"}),
+    ("t7-bad-4", {
+        "checkpoint": "We write the intent to a log file but do not fsync it before the call.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "No fsync cost."},
+     {"passed": False, "why": "intent not fsynced before the call", "voice": "qualifier"}),
+    ("t7-bad-5", {
+        "checkpoint": "State is saved to Redis without persistence every few seconds.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Reload the last saved state and continue.",
+        "failureMode": "A few seconds of work may be redone."},
+     {"passed": False, "why": "Redis without persistence, periodic", "voice": "plain"}),
+    ("t7-bad-6", {
+        "checkpoint": "Journal the intent before the call and the result after; the journal "
+                      "lives in /tmp on the container.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "journal in /tmp on the container", "voice": "qualifier"}),
+    ("t7-bad-7", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is random, but we generate it only once per process start.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random key once per process start", "voice": "qualifier"}),
+    ("t7-bad-8", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key; if the provider says nothing, resend "
+                          "with the same key.",
+        "failureMode": "A duplicate charge in W3, a lost booking in W4, and a stuck run in W2."},
+     {"passed": False, "why": "failure mode names every outcome", "voice": "false-failure"}),
+    ("t7-bad-9", {
+        "checkpoint": "A checkpoint.",
+        "idempotency": "A key.",
+        "resumeProtocol": "A lookup.",
+        "tradeOff": "A cost."},
+     {"passed": False, "why": "one word per field", "voice": "content-free"}),
+    ("t7-bad-10", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Resend open intents. We also query the provider, but we do not wait "
+                          "for its answer before resending.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "resend does not wait for the lookup", "voice": "qualifier"}),
 ]

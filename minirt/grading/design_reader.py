@@ -354,6 +354,11 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
              r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
              r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
+             r"\bto (operate|maintain|monitor|keep alive|deploy|babysit)\b", r"\b(clean(ed)? up|"
+             r"cleanup|garbage collect\w*|housekeeping|vacuum\w*)\b", r"\b(another|an extra|one "
+             r"more|a separate|a second) (process|service|component|table|daemon|worker|moving "
+             r"part)", r"\b(trust|trusts|trusting|lean|leans|count|counts|bank|banks) (on )?(the |"
+             r"our )?(provider|psp|stripe|gateway|processor)",
              r"\b(takes?|uses?|needs?|more|extra|disk) (\w+ )?space\b", r"\bcomplex\b",
              r"\b(a|an|one|every|each) (\w+ )?(database|db|disk|journal|durable|sqlite|postgres) "
              r"(write|commit|fsync|insert|flush)", r"\b(needs?|requires?) (\w+ )?(network|"
@@ -557,6 +562,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"and forget|in parallel with the (call|request|charge)|while the (call|request|charge) is "
          r"(already )?(in flight|running|being sent|under way))", Checkpoint.RESULT_ONLY,
          "the intent is not durable before the call"),
+        (r"\b(not|never|n't|without|no) (\w+ )?(fsync|flush|sync)\w* (it |them |the intent |the log |"
+         r"the file )?(before|until|ahead of|prior to)", Checkpoint.RESULT_ONLY,
+         "the intent is not durable before the call"),
         (r"\b(asynchronous|async|background|non blocking|lazy) (write|append|flush|insert)s? of "
          r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
         (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
@@ -565,6 +573,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(list|dict|map|array|buffer|queue|object) in (ram|memory)\b", Checkpoint.NONE,
          "an in-memory structure"),
         (r"keeps? no (file|disk|journal|database|db)\b", Checkpoint.NONE, "no file is kept"),
+        (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go) (in|on|to|into) (the )?(tmp|"
+         r"tmpfs|ramdisk|ram disk|shm)\b|\bon the container\b|\bephemeral (disk|storage|volume|"
+         r"filesystem)|\bwithout persistence\b|\bmemcache", Checkpoint.NONE,
+         "storage that does not survive the crash"),
         (r"(written|persisted|saved|stored|journaled) nowhere", Checkpoint.NONE,
          "written nowhere"),
         (r"nothing (is |gets )?(written|persisted|saved|stored|journaled)( to disk| anywhere)?"
@@ -586,6 +598,11 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"[^.;]{0,30}\b(with|using|under|carrying) (a |an )?(new|fresh|different|random|newly "
          r"generated|regenerated) (idempotency )?(key|uuid|id|nonce)",
          Idempotency.RANDOM_PER_ATTEMPT, "a resend carries a new key"),
+        (r"\b(uuid|random|nonce|guid)\w* (on|for|at|per|with|in) (every|each) (retry|attempt|try|"
+         r"request|send|resend)", Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"\b(replac|overrid|overwrit|swap|substitut)\w* (it |the key |them )?(with|by) [^.;]{0,30}"
+         r"\b(on|for|at|per|with|in) (every|each) (retry|attempt|try|request)",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key is replaced on every attempt"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
@@ -613,6 +630,12 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(check|ask|look|query|consult|verif|confirm)\w* [^.;]{0,40}\b(after|afterwards|once) "
          r"(we |it )?(have |has )?(re ?sent|resend\w*|retried|sent again|repeated)",
          Resume.BLIND_RETRY, "the lookup comes after the resend"),
+        (r"\b(look|ask|query|check|consult|reconcil)\w* [^.;]{0,60}\bonly (when|if) (an? |the )?"
+         r"(operator|human|someone|admin|user|support|we have time|asked|requested|manually)",
+         Resume.BLIND_RETRY, "the lookup runs only on request"),
+        (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
+         r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
+         "the resend does not wait for the lookup"),
     ),
 }
 #: Sentences that ASSERT a mechanism is absent ("we have no journal", "nobody asks the
