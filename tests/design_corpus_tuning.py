@@ -1357,4 +1357,125 @@ TUNING: list[Entry] = [
                           "for its answer before resending.",
         "tradeOff": "One write per call."},
      {"passed": False, "why": "resend does not wait for the lookup", "voice": "qualifier"}),
+    # == a sixth fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 4/6, bad fail 5/10 (one bad entry dropped afterwards: 'resend anyway
+    # if the provider does not answer within a second' resends with the same key, and the
+    # sweep has no provider timeouts, so its verdict was not clear). Then fitted.
+    ("t8-good-1", {
+        "checkpoint": "We always leave a durable breadcrumb (what we're about to charge, with "
+                      "the key) before hitting the PSP, and drop a second one with the PSP's "
+                      "reply.",
+        "idempotency": "The key is a fingerprint of run id, step and amount, so any retry "
+                       "reproduces it exactly.",
+        "resumeProtocol": "A breadcrumb with no reply: ask the PSP what it did with that key, "
+                          "store its answer, and re-charge with the same key only when it says "
+                          "it never saw it.",
+        "tradeOff": "Every charge is gated on a disk write, and recovery talks to the PSP once "
+                    "per orphan breadcrumb."},
+     {"passed": True, "why": "'durable breadcrumb', 'orphan breadcrumb'", "voice": "verbose"}),
+    ("t8-good-2", {
+        "checkpoint": "Write-ahead: an intent record hits the disk before the request; the "
+                      "result record after the response.",
+        "idempotency": "An idempotency key composed of run id and step; retries resend it "
+                       "unchanged.",
+        "resumeProtocol": "For any intent lacking a result we issue a status request to the "
+                          "provider with that key and then either persist the status or "
+                          "resubmit with the same key.",
+        "failureMode": "A provider outage during recovery blocks the run until the provider is "
+                       "reachable again."},
+     {"passed": True, "why": "status request; provider outage blocks recovery", "voice": "plain"}),
+    ("t8-good-3", {
+        "checkpoint": "Commit intent. Then charge. Then commit result.",
+        "idempotency": "Key is f(run, step). Deterministic.",
+        "resumeProtocol": "Open intent? Ask provider by key. Known: commit result. Unknown: "
+                          "charge again, same key.",
+        "tradeOff": "Extra commit per charge."},
+     {"passed": True, "why": "terse imperative steps", "voice": "terse"}),
+    ("t8-good-4", {
+        "checkpoint": "Die Absicht wird vor dem Aufruf ins Journal geschrieben - sorry, in "
+                      "English: the intent is journaled before the call and the result after.",
+        "idempotency": "Derived key from run id and step, the same on every retry.",
+        "resumeProtocol": "On resume we ask the provider about the key of every open intent and"
+                          " resend with that key only if it is unknown.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": True, "why": "starts in German, then English", "voice": "non-native"}),
+    ("t8-good-5", {
+        "checkpoint": "Event-sourced: ChargeAttempted is stored before the request and "
+                      "ChargeResulted after the response.",
+        "idempotency": "Key = aggregate id + event version, which is deterministic for the "
+                       "step.",
+        "resumeProtocol": "A ChargeAttempted without ChargeResulted makes the recovery query "
+                          "the provider by key; it records the found charge or retries with "
+                          "that key.",
+        "tradeOff": "Event store growth and one extra append per charge."},
+     {"passed": True, "why": "event-sourced; key = aggregate id + event version", "voice": "event-log"}),
+    ("t8-good-6", {
+        "checkpoint": "Intent first, durably; call second; result third.",
+        "idempotency": "Provider-side dedup via a key derived from run and step.",
+        "resumeProtocol": "Resume replays the journal; each open intent is verified at the "
+                          "provider by key, and only unverified ones are sent again.",
+        "failureMode": "A resume later than the provider's key retention cannot verify anything"
+                       " and ends with an operator."},
+     {"passed": True, "why": "ordinals: intent first, call second, result third", "voice": "terse"}),
+    ("t8-bad-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is derived from run and step when the run starts; each retry "
+                       "appends the attempt number.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "each retry appends the attempt number", "voice": "qualifier"}),
+    ("t8-bad-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "The worker re-executes every step without a result, and a nightly "
+                          "job later compares our journal with the provider's report.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "re-execute now, a nightly job compares later", "voice": "qualifier"}),
+    ("t8-bad-3", {
+        "checkpoint": "Results are journaled; intents are just logged to stdout before the "
+                      "call.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intents only logged to stdout", "voice": "qualifier"}),
+    ("t8-bad-5", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "failureMode": "This design has no weaknesses."},
+     {"passed": False, "why": "claims no weaknesses", "voice": "false-failure"}),
+    ("t8-bad-6", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The idempotency key is a new random UUID, stored nowhere.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random UUID stored nowhere", "voice": "qualifier"}),
+    ("t8-bad-7", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "We mark open intents as failed and move on; the customer can retry "
+                          "the order.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "mark failed and move on", "voice": "plain"}),
+    ("t8-bad-8", {
+        "checkpoint": "We keep a write-ahead log, but it is only written when the process shuts"
+                      " down cleanly.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "Fast: no writes on the hot path."},
+     {"passed": False, "why": "WAL written only at clean shutdown", "voice": "qualifier"}),
+    ("t8-bad-9", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Replay the journal; open intents are retried blindly, then "
+                          "reconciled with the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "retried blindly, then reconciled", "voice": "qualifier"}),
+    ("t8-bad-10", {
+        "checkpoint": "Intent journaled before the call, result after. No wait, we don't "
+                      "journal intents.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "self-correction: 'no wait, we don't journal intents'", "voice": "contradicting", "contradiction": True}),
 ]

@@ -155,6 +155,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(pure|deterministic) function of", r"\bderived keys?\b",
             r"\b(log|journal|stream|event|sequence) (position|offset|index|sequence number|seq)",
             r"\b(fixed|stable|constant|unchanged|immutable) (forever|for ever|for good|for life)",
+            r"\bdeterministic(ally)?\b", r"\b(aggregate|entity|stream) id\b[^.;]{0,20}\b(version|"
+            r"sequence|position|offset)",
             r"\bnever changes\b",
             r"stays? (the )?same", r"same (for|on|in|across) (all |every |each )?(the )?(tries|"
             r"retries|attempts|retry|attempt|try)\b", r"stable (across|over|for|between) (all )?"
@@ -162,7 +164,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(the )?step")),
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
             r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
-            r"stored|journaled|persisted|saved|recorded|written)",
+            r"stored|journaled|persisted|saved|recorded|written)(?! nowhere)",
             r"(generated?|created?|minted?) once",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
@@ -334,7 +336,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"\b(cannot|can't|can not|unable to) (be )?(say|tell|know|decide|settle|settled|"
               r"verif\w*|prove|proven|answer|resolved?|told|known|decided)\b",
               r"\b(provider|psp|stripe|gateway|database|db|journal) (is |goes |being )?(down|"
-              r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b"),
+              r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b",
+              r"\boutages?\b", r"\b(reachable|available|back up) again\b"),
     "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
              r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
@@ -565,6 +568,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(not|never|n't|without|no) (\w+ )?(fsync|flush|sync)\w* (it |them |the intent |the log |"
          r"the file )?(before|until|ahead of|prior to)", Checkpoint.RESULT_ONLY,
          "the intent is not durable before the call"),
+        (r"\bintent\w*[^.;]{0,30}\b(stdout|stderr|the console|printed|print\(|the terminal|a log "
+         r"line|the logger|log messages?)\b", Checkpoint.RESULT_ONLY,
+         "the intent goes to a log stream, not the journal"),
         (r"\b(asynchronous|async|background|non blocking|lazy) (write|append|flush|insert)s? of "
          r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
         (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
@@ -598,6 +604,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"[^.;]{0,30}\b(with|using|under|carrying) (a |an )?(new|fresh|different|random|newly "
          r"generated|regenerated) (idempotency )?(key|uuid|id|nonce)",
          Idempotency.RANDOM_PER_ATTEMPT, "a resend carries a new key"),
+        (r"\b(uuid|key|random|nonce|guid)\w*[^.;]{0,40}\b((stored|kept|saved|journaled|persisted|"
+         r"recorded|written) nowhere|(not|never) (stored|kept|saved|journaled|persisted|recorded))",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key is not stored, so a retry makes a new one"),
         (r"\b(uuid|random|nonce|guid)\w* (on|for|at|per|with|in) (every|each) (retry|attempt|try|"
          r"request|send|resend)", Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
         (r"\b(replac|overrid|overwrit|swap|substitut)\w* (it |the key |them )?(with|by) [^.;]{0,30}"
@@ -633,6 +642,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(look|ask|query|check|consult|reconcil)\w* [^.;]{0,60}\bonly (when|if) (an? |the )?"
          r"(operator|human|someone|admin|user|support|we have time|asked|requested|manually)",
          Resume.BLIND_RETRY, "the lookup runs only on request"),
+        (r"\b(re ?send|re ?execut|retr|re ?tr|re ?run|re ?issu|re ?submit|send again|repeat)\w*"
+         r"[^.;]{0,80}\b(later|afterwards|nightly|daily|weekly|after the fact|end of (the )?day|"
+         r"once a day|next day)\b", Resume.BLIND_RETRY, "the lookup comes after the resend"),
         (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
          r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
          "the resend does not wait for the lookup"),
@@ -667,6 +679,9 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"commit)\w* (anything |it |the intent |an intent )?(before|ahead of|prior to) (the )?"
          r"(call|calling|charg|dispatch|send|request|pay)", frozenset({Checkpoint.INTENT_AND_RESULT}),
          "nothing is written before the call"),
+        (r"\b(never|don't|do not|doesn't|does not) (journal|persist|record|save|store|write|log|"
+         r"commit)\w* (the |any |an )?(intents?|intentions?)\b(?! (until|before|after|only|first|"
+         r"till|yet))", frozenset({Checkpoint.INTENT_AND_RESULT}), "no intent is written"),
         (rf"\bno (intent|intention)s? (is |are |gets |get )?(ever )?{_WRITTEN}\b"
          r"(?! (until|before|after|only|first|till|yet))", frozenset({Checkpoint.INTENT_AND_RESULT}),
          "no intent is written"),
