@@ -1478,4 +1478,118 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Ask the provider by key about open intents.",
         "tradeOff": "One write per call."},
      {"passed": False, "why": "self-correction: 'no wait, we don't journal intents'", "voice": "contradicting", "contradiction": True}),
+    # == a seventh fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 3/5, bad fail 6/10. Then fitted.
+    ("t9-good-1", {
+        "checkpoint": "No call is made unless its intent row is already on disk; the result row"
+                      " is added when the call returns.",
+        "idempotency": "The intent row's id, a hash of run and step, is the idempotency key; a "
+                       "retry reads it from the row.",
+        "resumeProtocol": "An intent row without a result row: look the key up with the "
+                          "provider and act on the answer (record or resend with the same key).",
+        "tradeOff": "One fsync in front of every call; lookups on recovery."},
+     {"passed": True, "why": "'no call is made unless its intent row is on disk'", "voice": "negation"}),
+    ("t9-good-2", {
+        "checkpoint": "We journal 'about to call X with args A and key K' and only then call X;"
+                      " the reply is journaled too.",
+        "idempotency": "K = sha256(run, step, A): the same K no matter how often we try.",
+        "resumeProtocol": "Journal says 'about to call' but no reply: we ask the provider "
+                          "whether K was charged. Yes: record. No: call again with K.",
+        "failureMode": "Crash after the provider charged but before the reply is journaled, "
+                       "recovered after the provider forgot K: nobody can tell, an operator "
+                       "decides."},
+     {"passed": True, "why": "journal 'about to call X'; window and limit in words", "voice": "verbose"}),
+    ("t9-good-3", {
+        "checkpoint": "Pre-call intent + post-call result, both fsynced.",
+        "idempotency": "Derived, not random: run id and step.",
+        "resumeProtocol": "Provider lookup by key for unresolved intents; resend only on "
+                          "not-found.",
+        "tradeOff": "Two fsyncs per call, so throughput halves on slow disks."},
+     {"passed": True, "why": "terse; 'throughput halves'", "voice": "terse"}),
+    ("t9-good-4", {
+        "checkpoint": "The worker appends the planned charge to its journal and waits for the "
+                      "append to be durable; then it calls the provider; then it appends the "
+                      "outcome.",
+        "idempotency": "Planned charge id = run + step; the provider gets it as the idempotency"
+                       " key every time.",
+        "resumeProtocol": "Planned charges without an outcome are matched against the provider "
+                          "by that id; matches are recorded, the rest charged again with the "
+                          "same id.",
+        "tradeOff": "Waiting for the durable append adds latency to each charge."},
+     {"passed": True, "why": "planned charge appended, waits for durability; then the call", "voice": "plain"}),
+    ("t9-good-5", {
+        "checkpoint": "Intent is journaled before calling; result is journaled after calling.",
+        "idempotency": "The key is built from the order number and the step, so it does not "
+                       "vary between tries.",
+        "resumeProtocol": "For intents that have no result, we request the provider's record "
+                          "for the key; we resend with the same key only when the provider has "
+                          "no record.",
+        "tradeOff": "Depending on the provider's lookup endpoint during recovery."},
+     {"passed": True, "why": "'request the provider's record for the key'; depending on the provider", "voice": "plain"}),
+    ("t9-bad-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Resend every open intent right away; asking the provider is "
+                          "optional.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'asking the provider is optional'", "voice": "negation"}),
+    ("t9-bad-2", {
+        "checkpoint": "We journal the intent after the call succeeds, and the result right "
+                      "after that.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "Two writes per call."},
+     {"passed": False, "why": "intent journaled after the call succeeds", "voice": "qualifier"}),
+    ("t9-bad-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is derived from run and step, but a retry uses a different step"
+                       " number.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "a retry uses a different step number", "voice": "qualifier"}),
+    ("t9-bad-4", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key.",
+        "failureMode": "The journal is never fsynced, so after a power loss the intent can be "
+                       "missing."},
+     {"passed": False, "why": "failure mode: the journal is never fsynced", "voice": "contradicting", "contradiction": True}),
+    ("t9-bad-5", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Escalate every open intent to a human without asking the provider.",
+        "failureMode": "Humans are slow."},
+     {"passed": False, "why": "escalate everything without asking the provider", "voice": "plain"}),
+    ("t9-bad-6", {
+        "checkpoint": "Journal.",
+        "idempotency": "Key.",
+        "resumeProtocol": "Replay.",
+        "tradeOff": "Disk."},
+     {"passed": False, "why": "one word per field", "voice": "content-free"}),
+    ("t9-bad-7", {
+        "checkpoint": "Snapshot of the whole agent after every tool call.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Load the snapshot and redo the last tool call.",
+        "failureMode": "A crash during a tool call redoes it."},
+     {"passed": False, "why": "snapshot, redo the last call", "voice": "plain"}),
+    ("t9-bad-8", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is kept in our journal and not passed along with the charge "
+                       "request.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "key kept in our journal, not passed along", "voice": "qualifier"}),
+    ("t9-bad-9", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key; the lookup is skipped when the run is "
+                          "in a hurry.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup skipped when in a hurry", "voice": "contradicting", "contradiction": True}),
+    ("t9-bad-10", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "A UUID generated by the payment SDK at each call.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "UUID generated by the SDK at each call", "voice": "qualifier"}),
 ]

@@ -97,6 +97,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
             r"stored|committed|logged)",
             r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b",
+            r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w* (the |a |an |"
+            r"each |every )?(planned|pending|intended|upcoming|outgoing) (charge|call|request|payment|"
+            r"operation)",
             r"\b(write|writes|note|notes|record|records|jot|jots|log|logs|save|saves)( down)? "
             r"what (we|it|the worker|the agent|the run) (will|are going to|is going to|plan to|"
             r"plans to|intend to|intends to|mean to|would|is about to|are about to) (do|send|call|"
@@ -238,6 +241,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
                  r"processor|bank) (has|knows|saw|recorded|already)",
                  r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
+                 r"\b(request|fetch|pull|read|obtain)\w* (the )?(provider|psp|stripe|gateway|"
+                 r"processor|bank)'?s? (record|status|charge|entry|view|answer|ledger)",
                  r"\b(provider|psp|stripe|gateway|processor|bank),? (we |i |they |it |the worker "
                  r")(ask|query|check|consult|interrogate)\b",
                  r"\b(retrieve|lookup|search|status|list) (endpoint|api|call|request)",
@@ -353,7 +358,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\bper (call|payment|charge|tool call|activity|intent|open intent|step)\b",
              r"\bslower\b", r"\bmore slow\b", r"\bwaits? for (a |one |the )?(\w+ )?(disk|fsync|"
              r"flush|commit|write)", r"\b(grows?|growth)\b", r"\bcompact", r"moving parts",
-             r"(requires|depends on|depend on|only works with|needs|relies on|rely on) (a |the "
+             r"(requires|depends on|depend on|depending on|reliance on|only works with|needs|relies on|"
+             r"rely on) (a |the "
              r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
              r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
              r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
@@ -449,8 +455,9 @@ def _negated(text: str, start: int, window: int = 3) -> bool:
 #: What, said after a mechanism in its clause, rejects it ("checking with the provider would be
 #: too slow", "the intent write is skipped").
 _REJECTED_AFTER = re.compile(r"^[^.;:!?]{0,30}?\b((would be|is|are|seems?|feels?) (too|overkill|"
-                             r"unnecessary|not needed|not worth|pointless|wasteful)|(is|are) "
-                             r"(skipped|left out|omitted|dropped))\b")
+                             r"unnecessary|not needed|not worth|pointless|wasteful|optional|"
+                             r"not required|not necessary|unneeded|not mandatory)|(is|are) "
+                             r"(skipped|left out|omitted|dropped|bypassed))\b")
 
 
 #: Said before a mechanism in its clause, these make it a wish, not the design ("ideally we
@@ -607,11 +614,16 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(uuid|key|random|nonce|guid)\w*[^.;]{0,40}\b((stored|kept|saved|journaled|persisted|"
          r"recorded|written) nowhere|(not|never) (stored|kept|saved|journaled|persisted|recorded))",
          Idempotency.RANDOM_PER_ATTEMPT, "the key is not stored, so a retry makes a new one"),
-        (r"\b(uuid|random|nonce|guid)\w* (on|for|at|per|with|in) (every|each) (retry|attempt|try|"
-         r"request|send|resend)", Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"\b(uuid|random|nonce|guid)\w*(?:(?!reuse|re use|same|kept|read|stored|journal|once|"
+         r"persist|saved)[^.;]){0,40}\b(on|for|at|per|with|in) (every|each) (retry|attempt|try|"
+         r"request|send|resend|call|charge|invocation|time)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "a new key on every attempt"),
         (r"\b(replac|overrid|overwrit|swap|substitut)\w* (it |the key |them )?(with|by) [^.;]{0,30}"
          r"\b(on|for|at|per|with|in) (every|each) (retry|attempt|try|request)",
          Idempotency.RANDOM_PER_ATTEMPT, "the key is replaced on every attempt"),
+        (r"\b(a|the|each|every) (retry|attempt|resend|try|redelivery) (uses?|gets?|has|takes?|"
+         r"carries|sends?) (a |an )?(different|new|fresh|another|incremented|other|bumped)",
+         Idempotency.RANDOM_PER_ATTEMPT, "a retry carries a different key"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
@@ -619,7 +631,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(timestamp|current time|time\.time|now\(\))", Idempotency.RANDOM_PER_ATTEMPT,
          "the current time is part of the key"),
         (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*)( it| the "
-         r"key| them)? (to|with|in) (the )?(provider|psp|stripe|api|request|charge)",
+         r"key| them)?( along| on| through| over| out)? (to|with|in) (the )?(\w+ )?(provider|psp|"
+         r"stripe|api|request|charge)",
          Idempotency.NONE, "the key is never sent to the provider"),
         (r"(provider|psp|stripe|api) (does not|doesn't|never|does never) (receive|see|get)s?",
          Idempotency.NONE, "the provider never receives the key"),
@@ -669,6 +682,9 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
         (r"\b(never|don't|do not|doesn't|does not|we not) (journal|persist|checkpoint|save|store|"
          r"write|record|log)\w* (anything|a thing|any state)\b(?! (before|until|till|first))",
          _ANY_CP, "nothing is written"),
+        (r"\b(journal|log|intents?|wal|writes?|rows?)\w* (is |are |gets |get )?(never|not) (\w+ )?"
+         r"(fsynced|flushed|synced|durable|made durable)\b(?! (until|before|after|first|till))",
+         _ANY_CP, "the journal is never made durable"),
         (r"\b(state|everything|intents?|journal|data|progress)\b[^.;,]{0,20}\b(only|purely|just|"
          r"entirely) in ([\w']+ ){0,2}(memory|ram)\b", _ANY_CP, "state is held only in memory"),
         (r"\b(intent|intention|pending row|outbox row|intent record|intent row)s? (is |are |gets "
@@ -693,6 +709,9 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
+        (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
+         r"|sometimes |then )?(skipped|left out|omitted|dropped|optional|bypassed)",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the lookup is skipped"),
         (r"\b(provider|psp|stripe|gateway|processor|bank) (is |gets |are |will be )?(never|not) "
          r"(\w+ )?(asked|contacted|queried|checked|consulted|called|involved|touched)",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
