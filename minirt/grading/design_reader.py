@@ -258,7 +258,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"compared)\w* (\w+ ){0,3}(against|with|using|from|at) (the )?(provider|psp|"
                  r"stripe|gateway|processor|bank)"), unguarded=(
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
-                 r"(a |an |the )?(look ?up|lookup|query|querying|check|checking|asking)",
+                 r"(a |an |the )?(provider |psp |stripe |gateway |key )?(look ?up|lookup|query|"
+                 r"querying|check|checking|asking)",
                  r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before|without) .{0,40}(ask|"
                  r"quer|check|look)")),
         Term(Resume.BLIND_RETRY, "blind retry of unfinished steps", (
@@ -467,8 +468,17 @@ _ASPIRATION = re.compile(r"\b(ideally|in an ideal world|plan to|plans to|plannin
                          r"not yet|would like to|would love to|wish)\b")
 
 
+_COUNTERFACTUAL = re.compile(r"\b(would|should|could)\b")
+_BUT_ACTUALLY = re.compile(r"^[^.;!?]*?\bbut\b[^.;!?]{0,30}\b(just|simply|only|actually|in practice|"
+                           r"for now|currently|in this version|today|instead|really)\b")
+
+
 def _aspired(text: str, start: int) -> bool:
-    return bool(_ASPIRATION.search(_CLAUSE.split(text[:start])[-1]))
+    """A wish ("ideally we would ...") or a counterfactual undone in its sentence ("we would
+    look up the key, but in this version we just resend")."""
+    clause = _CLAUSE.split(text[:start])[-1]
+    return bool(_ASPIRATION.search(clause) or (_COUNTERFACTUAL.search(clause)
+                                               and _BUT_ACTUALLY.search(text[start:])))
 
 
 def first_match(text: str, patterns: tuple[str, ...], guarded: bool = True) -> re.Match[str] | None:
