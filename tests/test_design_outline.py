@@ -471,3 +471,33 @@ def test_for_review_shows_the_free_text_for_manual_grading() -> None:
     text = g.for_review(good())
     assert good()["resumeProtocol"] in text and good()["failureMode"] in text
     assert "for review" in text and g.for_review(42).count("(missing)") == 4
+
+
+def test_a_field_or_failure_mode_that_denies_its_own_mechanism_is_a_contradiction() -> None:
+    grade = grade_design_outline(good(checkpoint="We journal every intent before the call. We "
+                                                 "keep no database, though."))
+    assert not grade.passed and grade.contradictions
+    resume = g.read_field("resumeProtocol", "Reconcile open intents by key. The provider is "
+                                            "never contacted on resume.")
+    assert resume.choice is None and resume.problem.startswith("[contradiction]")
+    denied = grade_design_outline(good(failureMode="Because no intent is ever recorded, a "
+                                                   "restart cannot tell what was paid."))
+    assert not denied.passed and any("no intent is ever recorded" in c
+                                     for c in denied.contradictions)
+
+
+def test_a_double_negation_and_a_described_crash_are_not_denials() -> None:
+    assert g.read_field("resumeProtocol", "Never resend without asking the provider about the "
+                                          "key first.").choice == "replay-and-lookup"
+    grade = grade_design_outline(good(failureMode="A crash before the intent is written: nothing "
+                                                  "is written yet; the cost is one extra write."))
+    assert grade.passed, grade.feedback
+
+
+def test_a_wish_or_a_rejected_mechanism_is_not_the_design() -> None:
+    assert g.read_field("checkpoint", "Ideally we would journal an intent before the call, but "
+                                      "for now we only journal the result.").choice == "result-only"
+    assert g.read_field("resumeProtocol", "Open intents are resent; checking with the provider "
+                                          "would be too slow.").choice == "blind-retry"
+    assert g.read_field("resumeProtocol", "We would look up the key, but in this version we just "
+                                          "resend.").choice == "blind-retry"
