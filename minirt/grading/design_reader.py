@@ -8,8 +8,11 @@ Invariant: a reading names a choice only when the text names it (a vocabulary ph
 negation, or a qualifier that says which mechanism is really meant); otherwise it carries a
 problem that says what could not be read and what a concrete answer says. Guarantees: a pure
 function of the text (deterministic, no I/O); a qualifier that overrides a named mechanism is
-reported (``Reading.notes``), never silent; a field naming exclusive mechanisms at once is a
-``[contradiction]`` problem, not a choice. Not guaranteed: every English phrasing (measured
+reported (``Reading.notes``), never silent; a field naming exclusive mechanisms at once, or
+naming a mechanism and elsewhere denying it (:data:`DENIALS`: "we have no journal", "the
+provider is never contacted"), is a ``[contradiction]`` problem, not a choice; a mechanism that
+is only wished for ("ideally we would ..."), undone in its sentence ("we would look it up, but
+we just resend") or rejected ("... would be too slow", "is skipped") is not read. Not guaranteed: every English phrasing (measured
 limits in :mod:`minirt.grading.design`); reading intent beyond one field, which is
 :func:`minirt.grading.design.across_fields`.
 """
