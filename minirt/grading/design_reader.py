@@ -12,9 +12,9 @@ reported (``Reading.notes``), never silent; a field naming exclusive mechanisms 
 naming a mechanism and elsewhere denying it (:data:`DENIALS`: "we have no journal", "the
 provider is never contacted"), is a ``[contradiction]`` problem, not a choice; a mechanism that
 is only wished for ("ideally we would ..."), undone in its sentence ("we would look it up, but
-we just resend") or rejected ("... would be too slow", "is skipped") is not read. Not guaranteed: every English phrasing (measured
-limits in :mod:`minirt.grading.design`); reading intent beyond one field, which is
-:func:`minirt.grading.design.across_fields`.
+we just resend") or rejected ("... would be too slow", "is skipped") is not read. Not
+guaranteed: every English phrasing (measured limits in :mod:`minirt.grading.design`); reading
+intent beyond one field, which is :func:`minirt.grading.design.across_fields`.
 """
 
 from __future__ import annotations
