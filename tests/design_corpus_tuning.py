@@ -1687,4 +1687,95 @@ TUNING: list[Entry] = [
         "failureMode": "A crash after the charge but before the result is journaled charges "
                        "twice after 24 h."},
      {"passed": False, "why": "no intent, blind resend", "voice": "plain"}),
+    # == a ninth fresh batch (typos, British spelling, chatty register), written before running
+    # it. Measured once before the fixes it prompted: good 3/6, bad fail 4/6.
+    ("t11-good-1", {
+        "checkpoint": "The intent is journalled before the call and the result is journalled "
+                      "afterwards.",
+        "idempotency": "Key derived from run id and step; it is reused on every retry.",
+        "resumeProtocol": "On resume, open intents are looked up at the provider by key; "
+                          "unknown ones are resent with the same key.",
+        "tradeOff": "An additional journal write per call."},
+     {"passed": True, "why": "British 'journalled'", "voice": "plain"}),
+    ("t11-good-2", {
+        "checkpoint": "intnet is writen to the jounral befor the call, result after",
+        "idempotency": "key derrived from run id + step, same on evry retry",
+        "resumeProtocol": "for open intents we check with the provder by key and resend with "
+                          "same key if its unknown",
+        "tradeOff": "one extra write per call"},
+     {"passed": True, "why": "typos in every field", "voice": "non-native"}),
+    ("t11-good-3", {
+        "checkpoint": "So basically what I'd do is, before the agent fires off the payment "
+                      "request, it saves a little record saying 'hey, I'm about to pay X with "
+                      "key K', and once the payment API answers, it saves the answer too.",
+        "idempotency": "K is just a hash of the run id and the step number, so if we retry, "
+                       "it's the exact same K.",
+        "resumeProtocol": "When the agent comes back up and sees an 'about to pay' record with "
+                          "no answer, it asks the payment API 'did you see K?' and either saves"
+                          " that answer or pays again with K.",
+        "tradeOff": "Honestly the main cost is one more write before every payment, so a bit of"
+                    " extra latency."},
+     {"passed": True, "why": "chatty spoken register", "voice": "verbose"}),
+    ("t11-good-4", {
+        "checkpoint": "Intent: persisted pre-dispatch. Result: persisted post-dispatch.",
+        "idempotency": "Key: f(run_id, step_idx), pure.",
+        "resumeProtocol": "Unresolved intent => provider.get(key) => persist | redispatch(key).",
+        "tradeOff": "Latency: +1 durable write per dispatch."},
+     {"passed": True, "why": "arrows and provider.get(key)", "voice": "terse"}),
+    ("t11-good-5", {
+        "checkpoint": "Our journal gets the intent first; the charge only goes out after that "
+                      "write is committed; the charge's result is journaled on return.",
+        "idempotency": "We use the order id plus step as the idempotency key; nothing random.",
+        "resumeProtocol": "Recovery checks each uncommitted result with Stripe by idempotency "
+                          "key and only re-sends, with that key, if Stripe has no charge.",
+        "failureMode": "Stripe keeps idempotency keys for 24 h; recoveries later than that go "
+                       "to the on-call engineer."},
+     {"passed": True, "why": "'checks each uncommitted result with Stripe'; on-call", "voice": "plain"}),
+    ("t11-good-6", {
+        "checkpoint": "The call is wrapped: journal intent, call, journal result.",
+        "idempotency": "Key from run and step (deterministic).",
+        "resumeProtocol": "Wrapped calls that never got their result are settled by asking the "
+                          "provider about the key first.",
+        "tradeOff": "The wrapper costs one journal write per call."},
+     {"passed": True, "why": "'the call is wrapped'", "voice": "plain"}),
+    ("t11-bad-1", {
+        "checkpoint": "The intent is journalled after the call returns, together with the "
+                      "result.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Open intents are looked up by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent journalled after the call", "voice": "qualifier"}),
+    ("t11-bad-2", {
+        "checkpoint": "intnet writen befor the call, result after",
+        "idempotency": "key derrived from run id + step",
+        "resumeProtocol": "just resnd evrything without result, dont ask the provder",
+        "tradeOff": "one extra write per call"},
+     {"passed": False, "why": "typos; blind resend", "voice": "non-native"}),
+    ("t11-bad-3", {
+        "checkpoint": "So the agent just keeps everything in its context window and we trust "
+                      "the model to remember what it paid.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Ask the provider about the key.",
+        "tradeOff": "No extra writes."},
+     {"passed": False, "why": "state in the model's context window", "voice": "qualifier"}),
+    ("t11-bad-4", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run id and step, salted with the worker's hostname, "
+                       "which changes when the pod is rescheduled.",
+        "resumeProtocol": "Ask the provider about the key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "key salted with the hostname, changes on reschedule", "voice": "qualifier"}),
+    ("t11-bad-5", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Ask the provider about the key, and regardless of the answer resend "
+                          "with the same key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "resend regardless of the lookup's answer", "voice": "qualifier"}),
+    ("t11-bad-6", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Ask the provider about the key.",
+        "failureMode": "It could fail in many ways."},
+     {"passed": False, "why": "content-free failure mode", "voice": "content-free"}),
 ]

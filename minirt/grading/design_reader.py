@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..scenarios.design_payment import Checkpoint, Idempotency, Resume
 
@@ -244,6 +245,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
                  r"processor|bank) (has|knows|saw|recorded|already)",
                  r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
+                 r"\b(provider|psp|stripe|gateway|client|api|processor)\.(get|lookup|look_up|"
+                 r"retrieve|find|search|fetch|query|status|lookup)\w*\(",
+                 r"\b(check|verif|confirm|ask|query|consult)\w* (\w+ ){0,4}(with|at|against) (the )?"
+                 r"(provider|psp|stripe|gateway|processor|bank)\b",
                  r"\b(request|fetch|pull|read|obtain)\w* (the )?(provider|psp|stripe|gateway|"
                  r"processor|bank)'?s? (record|status|charge|entry|view|answer|ledger)",
                  r"\b(provider|psp|stripe|gateway|processor|bank),? (we |i |they |it |the worker "
@@ -426,9 +431,48 @@ _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unles
 _CLAUSE = re.compile(r"[.;:!?,()\n]| but | so | whereas | while ")
 
 
+#: Words the vocabulary turns on, mended when misspelt by one letter ("intnet", "jounral",
+#: "befor", "provder"): an edit (insert, delete, replace, swap of neighbours) away, five
+#: letters or more, and not itself a word of :data:`_REAL_WORDS`.
+_KEYWORDS = ("intent", "intents", "journal", "journaled", "written", "before", "derived",
+             "provider", "resend", "idempotency", "idempotent", "result", "results", "retry",
+             "retries", "request", "response", "lookup", "persisted", "recorded", "deterministic",
+             "reconcile", "charge", "checkpoint", "received", "every", "without", "after",
+             "journaling", "persist", "record", "stored", "recovery", "attempt", "attempts")
+_REAL_WORDS = frozenset({"intend", "intends", "intended", "event", "events", "ever", "provide",
+                         "provides", "provided", "resent", "resends", "recent", "writes", "writer",
+                         "retro", "rested", "record", "records", "charged",
+                         "charges", "charger", "stores", "store", "attempted", "recover",
+                         "reconciled", "requests", "requested", "responses", "lookups", "later",
+                         "alter", "alters", "afters", "rather", "either", "stored", "storey",
+                         "result", "results", "resulted", "insult", "persists", "journals"})
+
+
+def _edit1(a: str, b: str) -> bool:
+    """True when ``a`` is one edit (insert, delete, replace, adjacent swap) from ``b``."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+@lru_cache(maxsize=4096)
+def _mend(word: str) -> str:
+    if len(word) < 5 or word in _REAL_WORDS or word in _KEYWORDS:
+        return word
+    return next((k for k in _KEYWORDS if _edit1(word, k)), word)
+
+
 def normalise(text: str) -> str:
-    """Lower case; hyphens, slashes, underscores, arrows and '+' as spaces; one space."""
+    """Lower case; hyphens, slashes, underscores, arrows and '+' as spaces; one space; British
+    "journalled" and one-letter misspellings of the vocabulary's words mended."""
     t = text[:MAX_CHARS].lower().replace("\u2019", "'")
+    t = re.sub(r"\bjournall(ed|ing)\b", r"journal\1", t)
+    t = re.sub(r"[a-z]{5,}", lambda m: _mend(m.group(0)), t)
     t = re.sub(r"\s*(->|=>|\u2192)\s*", "; ", t)  # an arrow separates two clauses
     t = re.sub(r"[-_/+=>\u2192\u2013\u2014*`\"]", " ", t).replace("&", " and ")
     t = re.sub(r"\b(brand|completely|totally|entirely|whole) new\b", "new", t)  # "a brand-new key"
@@ -637,6 +681,11 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(a|the|each|every) (retry|attempt|resend|try|redelivery) (uses?|gets?|has|takes?|"
          r"carries|sends?) (a |an )?(different|new|fresh|another|incremented|other|bumped)",
          Idempotency.RANDOM_PER_ATTEMPT, "a retry carries a different key"),
+        (r"\b(changes|differs|varies|is different|will differ|can change) (when|whenever|on|after|"
+         r"between|per|each|every|if|across)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "the key changes between attempts"),
+        (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
@@ -671,6 +720,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(re ?send|re ?execut|retr|re ?tr|re ?run|re ?issu|re ?submit|send again|repeat)\w*"
          r"[^.;]{0,80}\b(later|afterwards|nightly|daily|weekly|after the fact|end of (the )?day|"
          r"once a day|next day)\b", Resume.BLIND_RETRY, "the lookup comes after the resend"),
+        (r"\b(regardless of|irrespective of|no matter)( what)? (the |its )?(answer|result|response|"
+         r"reply|it says|the provider says|outcome)|\b(resend|retr|re ?send|send again|charge "
+         r"again)\w*[^.;]{0,30}\b(regardless|anyway|in any case|either way|no matter what)\b",
+         Resume.BLIND_RETRY, "the resend does not depend on the lookup"),
         (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
          r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
          "the resend does not wait for the lookup"),
