@@ -501,3 +501,12 @@ def test_a_wish_or_a_rejected_mechanism_is_not_the_design() -> None:
                                           "would be too slow.").choice == "blind-retry"
     assert g.read_field("resumeProtocol", "We would look up the key, but in this version we just "
                                           "resend.").choice == "blind-retry"
+
+
+def test_one_letter_misspellings_are_mended_and_real_words_are_not() -> None:
+    assert g.normalise("intnet writen to the jounral befor the call") == (
+        "intent written to the journal before the call")
+    assert g.normalise("the key does not change; we never invent one") == (
+        "the key does not change; we never invent one")
+    assert g.read_field("checkpoint", "Intent journalled before the call, result after."
+                        ).choice == "intent-and-result"

@@ -445,7 +445,10 @@ _REAL_WORDS = frozenset({"intend", "intends", "intended", "event", "events", "ev
                          "charges", "charger", "stores", "store", "attempted", "recover",
                          "reconciled", "requests", "requested", "responses", "lookups", "later",
                          "alter", "alters", "afters", "rather", "either", "stored", "storey",
-                         "result", "results", "resulted", "insult", "persists", "journals"})
+                         "result", "results", "resulted", "insult", "persists", "journals",
+                         "change", "indent", "indents", "invent", "invents", "lockup",
+                         "bequest", "derive", "derives", "receiver", "receives", "recorder",
+                         "aster", "stared", "resents", "retires", "stoned", "deriver"})
 
 
 def _edit1(a: str, b: str) -> bool:
