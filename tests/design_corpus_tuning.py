@@ -1778,4 +1778,94 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Ask the provider about the key.",
         "failureMode": "It could fail in many ways."},
      {"passed": False, "why": "content-free failure mode", "voice": "content-free"}),
+    # == a tenth fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 4/5, bad fail 5/7.
+    ("t12-good-1", {
+        "checkpoint": "We adopt a write-ahead discipline: the intended charge is logged "
+                      "durably, then executed, then its outcome logged.",
+        "idempotency": "Idempotency key = HMAC(run id, step), identical for all executions of "
+                       "the step.",
+        "resumeProtocol": "Recovery scans for logged-but-unfinished charges and queries the PSP"
+                          " for each key; a hit is logged, a miss is re-executed with the key.",
+        "tradeOff": "Write-ahead logging adds an fsync to the critical path."},
+     {"passed": True, "why": "'write-ahead discipline', HMAC key", "voice": "verbose"}),
+    ("t12-good-2", {
+        "checkpoint": "Step 1 of every tool call is a journal append describing the call; step "
+                      "3, after the call, appends its result.",
+        "idempotency": "The description includes a key made from the run id and the step index,"
+                       " kept for retries.",
+        "resumeProtocol": "A description with no result: the provider is queried for the key; "
+                          "we then append the result or redo the call with the key.",
+        "failureMode": "If the journal disk is full, no call can start."},
+     {"passed": True, "why": "numbered steps of a tool call; disk-full limit", "voice": "plain"}),
+    ("t12-good-3", {
+        "checkpoint": "Intent journaled synchronously before the charge; result journaled on "
+                      "return.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "For each intent without a result, look the charge up at the provider"
+                          " by key before considering a resend.",
+        "failureMode": "Recovery that happens more than a day later cannot rely on the "
+                       "provider's key memory and must escalate."},
+     {"passed": True, "why": "a day later: escalate", "voice": "plain"}),
+    ("t12-good-4", {
+        "checkpoint": "Intent durably stored prior to the API request; response stored after.",
+        "idempotency": "Same key on retries, made of run id and step.",
+        "resumeProtocol": "Stored intent without stored response -> ask the API whether that "
+                          "key was processed -> store the answer or resend with the key.",
+        "tradeOff": "Every API request now needs a storage round trip first."},
+     {"passed": True, "why": "arrows; 'storage round trip first'", "voice": "terse"}),
+    ("t12-good-5", {
+        "checkpoint": "A 'reservation' row for the charge is inserted before calling the PSP; "
+                      "the PSP result updates that row.",
+        "idempotency": "The reservation id (run + step) is sent as the idempotency key.",
+        "resumeProtocol": "Open reservations are confirmed against the PSP by id; unconfirmed "
+                          "ones are charged again with the same id.",
+        "tradeOff": "An extra row and an extra update per charge."},
+     {"passed": True, "why": "'reservation' row", "voice": "outbox"}),
+    ("t12-bad-1", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Charges without a result are pushed back onto the queue and executed"
+                          " again by the next worker.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "pushed back onto the queue and executed again", "voice": "queue"}),
+    ("t12-bad-2", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, unless the payload changed, in which "
+                       "case a random one.",
+        "resumeProtocol": "Look the charge up by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random key unless the payload is unchanged", "voice": "qualifier"}),
+    ("t12-bad-3", {
+        "checkpoint": "We store the agent's chat history in Postgres after each turn.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Reload the chat history and let the model continue.",
+        "tradeOff": "One write per turn."},
+     {"passed": False, "why": "chat history after each turn", "voice": "plain"}),
+    ("t12-bad-4", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Look the charge up by key.",
+        "failureMode": "The design is bulletproof; no crash can hurt it."},
+     {"passed": False, "why": "'bulletproof'", "voice": "false-failure"}),
+    ("t12-bad-5", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Every attempt mints its own key.",
+        "resumeProtocol": "Look the charge up by the latest key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "every attempt mints its own key", "voice": "qualifier"}),
+    ("t12-bad-6", {
+        "checkpoint": "Intent journaled before the charge, result after; the journal is wiped "
+                      "on every restart.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Look the charge up by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "journal wiped on every restart", "voice": "qualifier"}),
+    ("t12-bad-7", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "The unresolved charge is cancelled and the order is refunded without"
+                          " checking the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "refund without checking", "voice": "plain"}),
 ]

@@ -101,6 +101,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
             r"stored|committed|logged)",
             r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b",
+            r"\b(step|phase|stage) (1|one|a)\b[^.;]{0,40}\b(journal|append|write|record|log|"
+            r"persist|commit|intent)\w*", r"\b(first|1st) (step|thing|action)\b[^.;]{0,30}\b("
+            r"journal|append|write|record|log|persist|commit|intent)\w*",
             r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w* (the |a |an |"
             r"each |every )?(planned|pending|intended|upcoming|outgoing) (charge|call|request|payment|"
             r"operation)",
@@ -646,6 +649,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(list|dict|map|array|buffer|queue|object) in (ram|memory)\b", Checkpoint.NONE,
          "an in-memory structure"),
         (r"keeps? no (file|disk|journal|database|db)\b", Checkpoint.NONE, "no file is kept"),
+        (r"\b(journal|log|state|db|database|table|file)\w* (is |gets |are )?(wiped|cleared|deleted|"
+         r"truncated|reset|emptied|dropped|lost|discarded)\b[^.;]{0,20}\b(restart|reboot|boot|"
+         r"startup|start up|crash|deploy|redeploy)", Checkpoint.NONE,
+         "the journal does not survive a restart"),
         (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go) (in|on|to|into) (the )?(tmp|"
          r"tmpfs|ramdisk|ram disk|shm)\b|\bon the container\b|\bephemeral (disk|storage|volume|"
          r"filesystem)|\bwithout persistence\b|\bmemcache", Checkpoint.NONE,
@@ -687,6 +694,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(changes|differs|varies|is different|will differ|can change) (when|whenever|on|after|"
          r"between|per|each|every|if|across)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the key changes between attempts"),
+        (r"\b(unless|except|otherwise|in which case|or else|sometimes)\b[^.;]{0,40}\b(random|"
+         r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
         (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id)\b",
          Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
