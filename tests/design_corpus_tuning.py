@@ -393,4 +393,1479 @@ TUNING: list[Entry] = [
         "failureMode": "Is a little slow."},
      {"passed": False, "why": "new uuid per retry", "voice": "non-native",
       "contradiction": True}),
+    # == issue 17, stop 2: variants for the classes HELDOUT5 showed (other words, same idea) ====
+    # class: the lookup named by its object ("search by the reference", "check the key")
+    ("t2-lookup-object-1", {
+        "checkpoint": "An intent row is committed before the request goes out; the receipt is "
+                      "committed when it comes back.",
+        "idempotency": "Each charge carries our merchant reference, built from run id and step.",
+        "resumeProtocol": "For a row with no receipt, query the charges list for that merchant "
+                          "reference; record a hit, or charge again with the same reference.",
+        "tradeOff": "Recovery pays one provider search per open row."},
+     {"passed": True, "why": "lookup named by its object (query for the reference)",
+      "voice": "plain"}),
+    ("t2-lookup-object-2", {
+        "checkpoint": "Before paying, the worker persists the planned charge; after, its outcome.",
+        "idempotency": "Key computed from run id, step and args digest; never changes.",
+        "resumeProtocol": "Planned charge without outcome: verify that key with the processor "
+                          "first, then either store what it reports or resend using the same "
+                          "key.",
+        "failureMode": "Every call waits for a durable write before it leaves."},
+     {"passed": True, "why": "'verify that key with the processor'", "voice": "plain"}),
+    ("t2-lookup-object-3", {
+        "checkpoint": "Journal first, then call: intent before, result after.",
+        "idempotency": "Key: run + step, same value each attempt.",
+        "resumeProtocol": "Resume time, open intent, to the gateway we go and confirm the key; "
+                          "found then record, not found then send again with it.",
+        "failureMode": "Each resume adds one request per open intent."},
+     {"passed": True, "why": "non-native order, 'confirm the key'", "voice": "non-native"}),
+    # class: a cost in plain words
+    ("t2-cost-words-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on retries.",
+        "resumeProtocol": "Ask the provider about the key for each open intent before resending.",
+        "tradeOff": "Every payment pays for a synchronous commit on the hot path."},
+     {"passed": True, "why": "'every payment pays for a synchronous commit'",
+      "voice": "plain-cost"}),
+    ("t2-cost-words-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on retries.",
+        "resumeProtocol": "Ask the provider about the key for each open intent before resending.",
+        "tradeOff": "It adds a few milliseconds to each charge, and the journal keeps growing."},
+     {"passed": True, "why": "'adds a few milliseconds'", "voice": "plain-cost"}),
+    ("t2-cost-words-3", {
+        "checkpoint": "Intent write to journal call before; result write call after.",
+        "idempotency": "Key from run id and step make, retry same key.",
+        "resumeProtocol": "Restart, intent without result, ask provider the key, then decide.",
+        "failureMode": "Each call one more disk write, little bit slow."},
+     {"passed": True, "why": "non-native cost", "voice": "non-native"}),
+    # class: a field that asserts a mechanism and denies it
+    ("t2-bad-self-deny-1", {
+        "checkpoint": "The intent is persisted before the charge. We keep no database, though.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up each open intent at the provider by key.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "persisted, yet no database", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-self-deny-2", {
+        "checkpoint": "Write-ahead intent, then the result. Actually nothing gets persisted.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up each open intent at the provider by key.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "write-ahead, yet nothing persisted", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-self-deny-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Reconcile open intents by key. We do not contact the provider on "
+                          "resume; we simply send them again.",
+        "failureMode": "One extra write per call."},
+     {"passed": False, "why": "reconcile, yet the provider is never contacted",
+      "voice": "contradicting", "contradiction": True}),
+    # class: a failure mode that denies another field
+    ("t2-bad-fm-denies-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up by key at the provider, resend if unknown.",
+        "failureMode": "Since no intent is ever recorded, a restart cannot tell what was paid."},
+     {"passed": False, "why": "failure mode: no intent is recorded", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-fm-denies-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up by key at the provider, resend if unknown.",
+        "failureMode": "We never check with the provider, so a lost reply means a second "
+                       "charge."},
+     {"passed": False, "why": "failure mode: the provider is never checked",
+      "voice": "contradicting", "contradiction": True}),
+    ("t2-bad-fm-denies-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up by key at the provider, resend if unknown.",
+        "tradeOff": "We have no journal, so it is fast, but a crash forgets everything."},
+     {"passed": False, "why": "trade-off: no journal", "voice": "contradicting",
+      "contradiction": True}),
+    # the same classes must not misfire on a W1 description or a double negation
+    ("t2-w1-described", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step, same on every retry.",
+        "resumeProtocol": "Never resend without asking the provider about the key first.",
+        "failureMode": "A crash before the intent is written: nothing is written yet, so the "
+                       "call simply runs later; the cost is one extra write per call."},
+     {"passed": True, "why": "W1 described and a double negation", "voice": "negation"}),
+    # class: the lookup said as finding out ("see whether", "poll the status", "settle against")
+    ("t2-lookup-findout-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "See whether the processor already holds a charge under that key; "
+                          "if not, send it again with the same key.",
+        "tradeOff": "The charge is delayed by the journal write."},
+     {"passed": True, "why": "'see whether the processor holds'; 'delayed by'",
+      "voice": "plain"}),
+    ("t2-lookup-findout-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "Open intents are settled against the gateway's records by key; only "
+                          "the ones it never saw are resent.",
+        "tradeOff": "Recovery has a dependency on the gateway being up."},
+     {"passed": True, "why": "'settled against the gateway'; dependency", "voice": "plain"}),
+    ("t2-lookup-findout-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "Poll the payment's status at the PSP with the key, then record it or "
+                          "resend with that key.",
+        "failureMode": "If the PSP is down, recovery cannot finish until it is back."},
+     {"passed": True, "why": "'poll the status'; provider down", "voice": "plain"}),
+    ("t2-bad-lookup-denied-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "Nobody checks whether it went through: the call is simply repeated.",
+        "tradeOff": "One extra write per call."},
+     {"passed": False, "why": "'nobody checks whether': blind", "voice": "negation"}),
+    ("t2-bad-lookup-denied-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "We never see if the PSP has it; open intents are resent right away.",
+        "tradeOff": "One extra write per call."},
+     {"passed": False, "why": "'never see if the PSP has it': blind", "voice": "negation"}),
+    # class: the order said as a sequence ("appended, then the call", "written first")
+    ("t2-sequence-1", {
+        "checkpoint": "PaymentRequested event appended, then the call, then PaymentSettled "
+                      "appended.",
+        "idempotency": "Key from stream id and sequence number, stable across redeliveries.",
+        "resumeProtocol": "Ask the provider about the key of every request without a settled "
+                          "event; resend with that key only if unknown.",
+        "tradeOff": "Writes double: two events per payment."},
+     {"passed": True, "why": "sequence with 'then'; 'writes double'", "voice": "event-log"}),
+    ("t2-sequence-2", {
+        "checkpoint": "We insert status 'pending', then call, then update the row to "
+                      "'succeeded'.",
+        "idempotency": "The row id (derived from run and step) is the idempotency key.",
+        "resumeProtocol": "Pending rows: query the provider for that key; mark succeeded or "
+                          "resend with it.",
+        "tradeOff": "The table takes space and each tool call now does a database write first."},
+     {"passed": True, "why": "pending row then call", "voice": "outbox"}),
+    ("t2-sequence-3", {
+        "checkpoint": "The plan for the charge is written to SQLite first, the answer when it "
+                      "comes.",
+        "idempotency": "Key made of run id and step number, same on each attempt.",
+        "resumeProtocol": "A plan without answer: find out from the provider if it went "
+                          "through, resend with the same key if not.",
+        "failureMode": "More complex recovery code."},
+     {"passed": True, "why": "'plan written first'", "voice": "plain"}),
+    ("t2-bad-sequence-1", {
+        "checkpoint": "We call first, then the row is inserted with the result.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "Ask the provider about the key for open rows.",
+        "tradeOff": "One insert per call."},
+     {"passed": False, "why": "call first, row after: result-only", "voice": "plain"}),
+    ("t2-bad-zero-cost", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step, reused on every retry.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "tradeOff": "Zero cost, zero risk."},
+     {"passed": False, "why": "claims no cost", "voice": "false-failure"}),
+    # class: code and markdown in the fields (the order of statements, a code comment)
+    ("t2-code-1", {
+        "checkpoint": "journal.write(intent); provider.charge(); journal.write(result)",
+        "idempotency": "key = sha256(f'{run_id}:{step}:{payload}')  # identical on each retry",
+        "resumeProtocol": "if provider.lookup(key): record(found) else: resend(key)",
+        "tradeOff": "1 more fsync per call"},
+     {"passed": True, "why": "code one-liners", "voice": "terse"}),
+    ("t2-code-2", {
+        "checkpoint": "1. write intent\n2. call provider\n3. write result",
+        "idempotency": "```\nkey := hash(run_id, step_no) // same for each retry\n```",
+        "resumeProtocol": "```\nfor intent in journal.open_intents():\n    found = "
+                          "provider.get_by_key(intent.key)\n    record(found) if found else "
+                          "resend(intent)\n```",
+        "failureMode": "- cost: one journal write per call\n- limit: keys expire after 24 h"},
+     {"passed": True, "why": "numbered steps and code blocks", "voice": "terse"}),
+    ("t2-bad-code-random", {
+        "checkpoint": "journal.write(intent); provider.charge(); journal.write(result)",
+        "idempotency": "```python\nkey = uuid4()  # inside the retry loop\n```",
+        "resumeProtocol": "if provider.lookup(key): record(found) else: resend(key)",
+        "tradeOff": "1 more fsync per call"},
+     {"passed": False, "why": "uuid4 inside the retry loop", "voice": "terse",
+      "contradiction": True}),
+    ("t2-bad-code-result-only", {
+        "checkpoint": "```\nresp = provider.charge(args)\njournal.append(Result(step, resp))\n```",
+        "idempotency": "key = hash(run_id, step), same for each retry",
+        "resumeProtocol": "```\nfor step in journal.unfinished():\n    resend(step)\n```",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "result-only in code, blind resend", "voice": "terse"}),
+    # class: object-first word order
+    ("t2-order-1", {
+        "checkpoint": "In the journal the intent first goes, and the result after the call "
+                      "comes.",
+        "idempotency": "Run id with step number together make the key; retries reuse it.",
+        "resumeProtocol": "Intent without result: the provider we ask, by key. If it has, "
+                          "record; if not, same key resend.",
+        "failureMode": "For each call one journal write more."},
+     {"passed": True, "why": "object-first order", "voice": "non-native"}),
+    ("t2-order-2", {
+        "checkpoint": "Before charge, a record in the database we make; when charge is done, "
+                      "the result we add.",
+        "idempotency": "The key, it is built from run id and step; when we retry it does not "
+                       "change.",
+        "resumeProtocol": "Pending record found: PSP we query with key; answer no, then again "
+                          "send with same key.",
+        "tradeOff": "Each payment waits for database write."},
+     {"passed": True, "why": "object-first order", "voice": "non-native"}),
+    # class: the resume protocol contradicts the idempotency field
+    ("t2-bad-resume-new-key-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run id and step.",
+        "resumeProtocol": "Look the key up at the provider; if unknown, resend it with a fresh "
+                          "key.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "resend with a fresh key", "voice": "contradicting",
+      "contradiction": True}),
+    ("t2-bad-resume-new-key-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Stable key: order number plus step.",
+        "resumeProtocol": "Ask the PSP about each open intent; the unknown ones are retried "
+                          "under a different idempotency key.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "retried under a different key", "voice": "contradicting",
+      "contradiction": True}),
+    # == a fresh batch written before running it (issue 17, stop 2). Measured once before the
+    # fixes it prompted: good 6/10, bad fail 10/11 (the writer knows the reader: an optimistic
+    # figure). Then fitted.
+    ("t3-good-window-words", {
+        "checkpoint": "Right before we talk to the payment service we store a row saying what "
+                      "we are about to do; when it answers we store the answer.",
+        "idempotency": "The row's id doubles as the idempotency key: it is a hash of run and "
+                       "step, so resending reuses it.",
+        "resumeProtocol": "A row with a question and no answer means we ask the payment service"
+                          " whether it knows that key, and act on what it says.",
+        "failureMode": "If we die after the provider charged but before writing the answer, and"
+                       " only come back after the provider has dropped the key, nobody can "
+                       "prove whether the charge happened, so it goes to a person."},
+     {"passed": True, "why": "failure window and limit told in words", "voice": "plain"}),
+    ("t3-good-between", {
+        "checkpoint": "Two durable writes per call: the pending call first, the outcome second.",
+        "idempotency": "Deterministic key from the workflow id and activity index.",
+        "resumeProtocol": "Consult the provider with that key for each pending call; record or "
+                          "re-send accordingly.",
+        "failureMode": "A crash between the call and writing the result costs a provider round "
+                       "trip on recovery."},
+     {"passed": True, "why": "'the pending call first, the outcome second'", "voice": "plain-cost"}),
+    ("t3-good-metadata", {
+        "checkpoint": "Intent first (durably), then the API call, then the result.",
+        "idempotency": "No idempotency key: the charge's metadata carries our order id + step.",
+        "resumeProtocol": "For an open intent, list the provider's charges filtered by that "
+                          "metadata; if one exists record it, else charge again.",
+        "tradeOff": "Searching by metadata is slower than a key lookup and needs the provider's"
+                    " search API."},
+     {"passed": True, "why": "metadata reference, searched", "voice": "plain"}),
+    ("t3-good-extid", {
+        "checkpoint": "Before the HTTP request the worker commits an intent row; after it "
+                      "commits the response.",
+        "idempotency": "We send an external id (run id:step) that the PSP stores with the "
+                       "payment.",
+        "resumeProtocol": "On restart we fetch the payment by external id from the PSP; not "
+                          "found means we send again with the same external id.",
+        "failureMode": "Recovery depends on the PSP's lookup by external id being available."},
+     {"passed": True, "why": "external id fetched from the PSP", "voice": "plain"}),
+    ("t3-good-queue", {
+        "checkpoint": "The charge command is written to a durable queue table together with the"
+                      " run state before the consumer sends it; the consumer writes the reply "
+                      "back.",
+        "idempotency": "Message id = digest(run, step), the same on every redelivery, and "
+                       "passed to the provider as its idempotency key.",
+        "resumeProtocol": "Messages without a reply are reconciled with the provider by message"
+                          " id before redelivery.",
+        "tradeOff": "An extra table, a consumer process to operate, and one insert on every "
+                    "call."},
+     {"passed": True, "why": "durable queue table", "voice": "queue"}),
+    ("t3-good-terse-2", {
+        "checkpoint": "WAL: intent, call, result.",
+        "idempotency": "key = H(run, step); stable",
+        "resumeProtocol": "open intent -> GET by key -> record | resend(same key)",
+        "tradeOff": "+1 fsync/call"},
+     {"passed": True, "why": "terse WAL", "voice": "terse"}),
+    ("t3-good-spanish-english", {
+        "checkpoint": "Before of calling the provider, we save the intention in the journal, "
+                      "and after we save the result.",
+        "idempotency": "The key is formed with the run id and the step, is the same in all the "
+                       "retries.",
+        "resumeProtocol": "When it restarts, for each intention without result we ask to the "
+                          "provider by the key; if it don't have it, we send again with the "
+                          "same key.",
+        "tradeOff": "It adds one write more for each call."},
+     {"passed": True, "why": "Spanish-English ('before of calling', 'ask to the provider')", "voice": "non-native"}),
+    ("t3-good-german-english", {
+        "checkpoint": "Before the call the intent is into the journal written, after the call "
+                      "the result.",
+        "idempotency": "The key becomes from run-id and step computed and stays by every retry "
+                       "the same.",
+        "resumeProtocol": "At restart becomes for every open intent the provider with the key "
+                          "asked; only if he it not knows, is resent.",
+        "failureMode": "Per call an additional journal write."},
+     {"passed": True, "why": "German-English verb-final order", "voice": "non-native"}),
+    ("t3-good-stored-uuid", {
+        "checkpoint": "Intent written before the call (including a freshly minted UUID), result"
+                      " after.",
+        "idempotency": "The UUID lives in the intent row; retries read it back instead of "
+                       "making a new one.",
+        "resumeProtocol": "Ask the provider about the UUID of each open intent; resend with it "
+                          "only when unknown.",
+        "failureMode": "The journal grows by one row per call and recovery costs one provider "
+                       "query per open intent."},
+     {"passed": True, "why": "UUID lives in the intent row, read back", "voice": "plain"}),
+    ("t3-good-eventlog", {
+        "checkpoint": "ChargeIntended goes to the event log before the request; ChargeReturned "
+                      "after.",
+        "idempotency": "Key is the log position of ChargeIntended, fixed forever.",
+        "resumeProtocol": "Every ChargeIntended without ChargeReturned is checked at the "
+                          "provider by key; missing ones are resent with the same key.",
+        "tradeOff": "Two appends per charge and a replay that must query the provider."},
+     {"passed": True, "why": "key = log position", "voice": "event-log"}),
+    ("t3-bad-stuffed", {
+        "checkpoint": "Intents, snapshots and result checkpoints, whichever fits.",
+        "idempotency": "Derived, stored or random keys depending on the tool.",
+        "resumeProtocol": "Look up, retry, refund or escalate.",
+        "failureMode": "Duplicates, lost charges or stuck runs."},
+     {"passed": False, "why": "keyword soup", "voice": "stuffed", "contradiction": True}),
+    ("t3-bad-no-persist", {
+        "checkpoint": "The intent is announced in a log line before the call, but nothing is "
+                      "persisted.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up open intents at the provider by key.",
+        "tradeOff": "One lookup per intent."},
+     {"passed": False, "why": "announced in a log line, nothing persisted", "voice": "contradicting", "contradiction": True}),
+    ("t3-bad-key-regenerated", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived from run and step, but the client recomputes it with the "
+                       "current timestamp on each retry.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "tradeOff": "Extra write per call."},
+     {"passed": False, "why": "timestamp on each retry", "voice": "qualifier"}),
+    ("t3-bad-blind-honest", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Resend everything that lacks a result; we do not query the provider "
+                          "at all.",
+        "failureMode": "Past 24 h the provider forgets the key and a resend charges twice."},
+     {"passed": False, "why": "'we do not query the provider'", "voice": "negation"}),
+    ("t3-bad-content-free", {
+        "checkpoint": "We make sure state is durable.",
+        "idempotency": "Calls are idempotent.",
+        "resumeProtocol": "The system recovers gracefully.",
+        "tradeOff": "Some trade-offs exist."},
+     {"passed": False, "why": "content-free", "voice": "content-free"}),
+    ("t3-bad-self-contra-resume", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "We check with the provider by key. The provider is never contacted "
+                          "during recovery.",
+        "tradeOff": "Extra write per call."},
+     {"passed": False, "why": "checks with the provider, which is never contacted", "voice": "contradicting", "contradiction": True}),
+    ("t3-bad-memory-intent", {
+        "checkpoint": "The intent sits in a Python list until the response arrives; then both "
+                      "go to the database.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One database write per call."},
+     {"passed": False, "why": "intent in a Python list until the response", "voice": "qualifier"}),
+    ("t3-bad-fm-contra", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run + step, same on retries.",
+        "resumeProtocol": "Ask the provider by key before resending.",
+        "failureMode": "Since we do not journal anything, a crash loses the run."},
+     {"passed": False, "why": "failure mode: we do not journal anything", "voice": "contradicting", "contradiction": True}),
+    ("t3-bad-snapshot", {
+        "checkpoint": "Every five minutes the agent state is pickled to disk.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Unpickle the latest state and continue.",
+        "failureMode": "Up to five minutes of work is redone."},
+     {"passed": False, "why": "periodic pickle", "voice": "plain"}),
+    ("t3-bad-key-not-sent", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "A key derived from run + step is stored in the journal, but the request"
+                       " to the provider does not include it.",
+        "resumeProtocol": "Resend open intents with the same request.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "key never sent to the provider", "voice": "qualifier"}),
+    ("t3-bad-false-safe", {
+        "checkpoint": "Result journaled after the call returns.",
+        "idempotency": "Derived key from run + step.",
+        "resumeProtocol": "Re-execute steps without a result.",
+        "failureMode": "None; the key makes every retry safe forever."},
+     {"passed": False, "why": "result-only, blind, false safety", "voice": "false-failure"}),
+    # == a second fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 8/10, bad fail 7/10. Then fitted.
+    ("t4-good-ledger", {
+        "checkpoint": "Our own ledger gets an 'about to charge' line, fsynced, and only after "
+                      "that do we hit the payment API; its reply is appended as a second line.",
+        "idempotency": "Idempotency token = run id concatenated with step index; a retry never "
+                       "invents a new token.",
+        "resumeProtocol": "Any 'about to charge' line without a reply line triggers a status "
+                          "query to the payment API with the token; we copy its answer, or "
+                          "resubmit with that token when it has nothing.",
+        "tradeOff": "An fsync sits in front of every payment."},
+     {"passed": True, "why": "'about to charge' line; token concatenated", "voice": "plain"}),
+    ("t4-good-db-tx", {
+        "checkpoint": "In one DB transaction we mark the step as 'sending' before the network "
+                      "call, and in a second one we mark it 'done' with the receipt.",
+        "idempotency": "The step's primary key (run, step) is what we pass as the idempotency "
+                       "key, so every retry carries the identical value.",
+        "resumeProtocol": "Steps stuck in 'sending' are resolved by asking the provider for "
+                          "that idempotency key; we resend only when the provider has no "
+                          "record.",
+        "failureMode": "Two transactions per call instead of one."},
+     {"passed": True, "why": "'sending' / 'done' states", "voice": "plain"}),
+    ("t4-good-french-english", {
+        "checkpoint": "We register the intention in the journal before to call the API, and the"
+                      " result after the call.",
+        "idempotency": "The key is calculated from the run id and the step; it rests the same "
+                       "for all the retries.",
+        "resumeProtocol": "At the restart, for each intention without result, we interrogate "
+                          "the provider with the key; if he does not know it, we resend with "
+                          "the same key.",
+        "failureMode": "Each call costs one supplementary write in the journal."},
+     {"passed": True, "why": "French-English ('before to call', 'interrogate the provider')", "voice": "non-native"}),
+    ("t4-good-passive", {
+        "checkpoint": "An intent is made durable before any request is issued; a result is made"
+                      " durable once the response is received.",
+        "idempotency": "Keys are derived deterministically from the run and step and are reused"
+                       " verbatim by every retry.",
+        "resumeProtocol": "Unresolved intents are looked up at the provider by key; a resend "
+                          "happens only for keys the provider does not recognise.",
+        "tradeOff": "Latency: each request waits on a durable write."},
+     {"passed": True, "why": "passive voice throughout", "voice": "verbose"}),
+    ("t4-good-bullets", {
+        "checkpoint": "- before call: intent row (args, key)\n- after call: result row",
+        "idempotency": "- key: sha256(run_id, step, payload)\n- unchanged across attempts",
+        "resumeProtocol": "- intent w/o result: query provider by key\n- found: record\n- not "
+                          "found: resend, same key",
+        "tradeOff": "- 2 writes per call\n- recovery needs the provider online"},
+     {"passed": True, "why": "bullets in every field", "voice": "terse"}),
+    ("t4-good-retention", {
+        "checkpoint": "Intent persisted ahead of the call; result persisted after.",
+        "idempotency": "Key from run and step, deterministic.",
+        "resumeProtocol": "Reconcile each open intent against the provider using the key, then "
+                          "record or resend with the same key.",
+        "failureMode": "The provider keeps keys for 24 hours; a resume later than that cannot "
+                       "tell a charge from no charge and is escalated to an operator."},
+     {"passed": True, "why": "retention limit in words", "voice": "plain"}),
+    ("t4-good-client-ref-search", {
+        "checkpoint": "Pending charge saved to the DB before the request; the receipt saved "
+                      "after.",
+        "idempotency": "We do not rely on a key; each charge carries our order reference in its"
+                       " description field.",
+        "resumeProtocol": "For a pending charge, search the provider's charges for our order "
+                          "reference; record a match, or create the charge again with the same "
+                          "reference.",
+        "tradeOff": "A search request per pending charge, and searches are eventually "
+                    "consistent."},
+     {"passed": True, "why": "order reference in the description, searched", "voice": "plain"}),
+    ("t4-good-short-words", {
+        "checkpoint": "Write down what we will do, then do it, then write down what came back.",
+        "idempotency": "The same key each time, made from the run and step.",
+        "resumeProtocol": "If we wrote down what we would do but not what came back, we ask the"
+                          " provider about the key first and resend only if it has no record.",
+        "tradeOff": "Writing things down first makes each call a little slower."},
+     {"passed": True, "why": "plain short words ('write down what we will do')", "voice": "plain"}),
+    ("t4-good-kafka", {
+        "checkpoint": "A ChargeRequested record is produced to the journal topic and "
+                      "acknowledged before the charge is attempted; ChargeCompleted is produced"
+                      " afterwards.",
+        "idempotency": "The record key is run:step and is reused as the provider's idempotency "
+                       "key on every attempt.",
+        "resumeProtocol": "On consumer restart, requested-but-not-completed records are checked"
+                          " with the provider by key before anything is re-attempted.",
+        "tradeOff": "A broker round trip before each charge."},
+     {"passed": True, "why": "journal topic", "voice": "queue"}),
+    ("t4-good-activity", {
+        "checkpoint": "The workflow history records ActivityScheduled before the activity runs "
+                      "and ActivityCompleted after.",
+        "idempotency": "Activity id (workflow id + sequence) is the idempotency key, identical "
+                       "across retries.",
+        "resumeProtocol": "Replaying the history, a scheduled activity with no completion is "
+                          "first checked against the provider by activity id; only if the "
+                          "provider never saw it is the activity retried.",
+        "tradeOff": "History grows with every activity, and replay costs a provider check per "
+                    "open activity."},
+     {"passed": True, "why": "workflow history", "voice": "event-log"}),
+    ("t4-bad-memory", {
+        "checkpoint": "The intent is kept in a variable until the provider answers, then we "
+                      "write both.",
+        "idempotency": "Key from run and step.",
+        "resumeProtocol": "Ask the provider about the key of each open intent.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent kept in a variable until the answer", "voice": "qualifier"}),
+    ("t4-bad-timestamp", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key = run id + step + time.time(), recomputed when we retry.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "time.time() in the key", "voice": "qualifier"}),
+    ("t4-bad-after", {
+        "checkpoint": "We write the intent and the result in one row, after the provider "
+                      "responds.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "Ask the provider about the key of each open intent.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent and result in one row, after", "voice": "qualifier"}),
+    ("t4-bad-blind-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "Every intent without a result is simply sent again; checking with "
+                          "the provider would be too slow.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup rejected as too slow", "voice": "negation"}),
+    ("t4-bad-blind-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "We skip the lookup and resend open intents straight away.",
+        "tradeOff": "Fast recovery, one write per call."},
+     {"passed": False, "why": "'we skip the lookup'", "voice": "negation"}),
+    ("t4-bad-stuffed-2", {
+        "checkpoint": "Write-ahead log, snapshots, and result caching.",
+        "idempotency": "Idempotency keys (derived or random).",
+        "resumeProtocol": "Replay, look up, retry blindly, or escalate.",
+        "tradeOff": "Latency, duplicates, lost effects."},
+     {"passed": False, "why": "keyword soup", "voice": "stuffed", "contradiction": True}),
+    ("t4-bad-fm-denies-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "Ask the provider about the key before resending.",
+        "failureMode": "Because every retry gets a brand-new key, the provider cannot "
+                       "deduplicate."},
+     {"passed": False, "why": "failure mode: a brand-new key per retry", "voice": "contradicting", "contradiction": True}),
+    ("t4-bad-refund", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key from run and step, stable.",
+        "resumeProtocol": "An open intent is treated as failed: refund whatever might have been"
+                          " charged and cancel the order.",
+        "failureMode": "The customer may lose the booking."},
+     {"passed": False, "why": "compensate an uncertain charge", "voice": "plain"}),
+    ("t4-bad-vague-2", {
+        "checkpoint": "We persist everything important.",
+        "idempotency": "Keys prevent duplicates.",
+        "resumeProtocol": "We pick up where we left off.",
+        "tradeOff": "It is robust."},
+     {"passed": False, "why": "content-free", "voice": "content-free"}),
+    ("t4-bad-no-key-lookup", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "We do not use keys or references of any kind.",
+        "resumeProtocol": "Ask the provider whether the charge went through.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup with nothing to look up by", "voice": "contradicting", "contradiction": True}),
+    # == a third fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 8/8, bad fail 9/12. Then fitted.
+    ("t5-good-outbox-tx", {
+        "checkpoint": "The outbox pattern: the charge request is inserted into the outbox in "
+                      "the same transaction that advances the run, and a relay performs it; the"
+                      " provider's reply is written back to that outbox row.",
+        "idempotency": "Outbox row id, computed from run id and step, is forwarded as the "
+                       "Idempotency-Key header.",
+        "resumeProtocol": "The relay, on restart, asks the provider about every row that has no"
+                          " reply, by row id, and only performs the unknown ones again.",
+        "tradeOff": "A relay process to keep alive and one extra insert per charge."},
+     {"passed": True, "why": "outbox in the run's transaction, relay asks first", "voice": "outbox"}),
+    ("t5-good-numbers", {
+        "checkpoint": "t0: append intent; t1: call; t2: append result.",
+        "idempotency": "key(run, step) - pure, so attempt 1 and attempt 7 send the same bytes.",
+        "resumeProtocol": "intent at t0 but no t2 -> ask provider(key) -> record | resend(key).",
+        "failureMode": "About 2 ms more per call for the t0 fsync."},
+     {"passed": True, "why": "t0/t1/t2 timeline; cost in ms", "voice": "terse"}),
+    ("t5-good-honest-limit", {
+        "checkpoint": "Every outgoing payment is preceded by a durable intent record and "
+                      "followed by a durable result record.",
+        "idempotency": "The idempotency key is a digest of run id, step and payload, so retries"
+                       " are byte-identical.",
+        "resumeProtocol": "Recovery looks each dangling intent up at the provider by its key "
+                          "and either records the found charge or resends with the same key.",
+        "failureMode": "Our safety leans entirely on the provider honouring keys; a provider "
+                       "that ignores them would let a resend charge twice."},
+     {"passed": True, "why": "limit: relies on the provider honouring keys", "voice": "plain"}),
+    ("t5-good-review", {
+        "checkpoint": "Intent durably journaled ahead of the request; result journaled on "
+                      "return.",
+        "idempotency": "Stable key from run and step.",
+        "resumeProtocol": "Unresolved intents are checked against the provider by key; after "
+                          "the provider's retention window they are flagged for manual review "
+                          "instead of resent.",
+        "tradeOff": "Late recoveries need a human, and each call pays one journal write."},
+     {"passed": True, "why": "manual review past retention", "voice": "plain"}),
+    ("t5-good-italian-english", {
+        "checkpoint": "Before to do the call we write the intent on the journal, after we write"
+                      " the result.",
+        "idempotency": "The key we make it from run id and step, it remains equal at every "
+                       "retry.",
+        "resumeProtocol": "At the restart, for the intents without result, we go to ask at the "
+                          "provider with the key; if it has not, we send again with the same "
+                          "key.",
+        "failureMode": "There is one write more on the journal for every call."},
+     {"passed": True, "why": "Italian-English ('before to do the call')", "voice": "non-native"}),
+    ("t5-good-json", {
+        "checkpoint": "{\"before_call\": \"journal intent\", \"after_call\": \"journal result\"}",
+        "idempotency": "{\"key\": \"sha256(run_id, step, payload)\", \"on_retry\": \"same key\"}",
+        "resumeProtocol": "{\"open_intent\": \"look up key at provider\", \"found\": \"record\", "
+                          "\"missing\": \"resend same key\"}",
+        "tradeOff": "{\"cost\": \"one extra journal write per call\"}"},
+     {"passed": True, "why": "JSON in every field", "voice": "terse"}),
+    ("t5-good-storage", {
+        "checkpoint": "Intent saved to Postgres before we call the provider; result saved "
+                      "after.",
+        "idempotency": "Key derived from run and step.",
+        "resumeProtocol": "Open intents: query the provider by key, then record or resend with "
+                          "the same key.",
+        "tradeOff": "Storage: every call leaves two rows behind, so the table needs pruning."},
+     {"passed": True, "why": "storage cost, pruning", "voice": "plain-cost"}),
+    ("t5-good-round-trip", {
+        "checkpoint": "Intent committed before dispatch; result committed after.",
+        "idempotency": "Key derived from the run id and the step number.",
+        "resumeProtocol": "Consult the provider by key for each uncommitted result; resend with"
+                          " the same key only if it has none.",
+        "tradeOff": "Recovery is one network round trip per open intent slower."},
+     {"passed": True, "why": "'one network round trip per open intent slower'", "voice": "plain-cost"}),
+    ("t5-bad-contra-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is derived from run and step. We don't send any idempotency key"
+                       " to the provider.",
+        "resumeProtocol": "Ask the provider by key before resending.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "derived key, yet never sent", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-contra-resume", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents; recovery never talks to "
+                          "the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "query the provider, yet never talks to it", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-contra-checkpoint", {
+        "checkpoint": "Intents are journaled before each call, although in practice we do not "
+                      "persist anything.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "journaled, yet nothing persisted", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-fm-blind", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents, resend if unknown.",
+        "failureMode": "Since recovery never asks the provider, a lost reply after the charge "
+                       "means we pay twice."},
+     {"passed": False, "why": "failure mode: recovery never asks the provider", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-fm-memory", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Query the provider by key for open intents, resend if unknown.",
+        "failureMode": "All state lives only in memory, so a crash forgets the intents."},
+     {"passed": False, "why": "failure mode: state only in memory", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-stuffed-3", {
+        "checkpoint": "Intent-and-result, result-only or periodic snapshot: all three are used.",
+        "idempotency": "Derived keys plus random per-attempt keys.",
+        "resumeProtocol": "Lookup, blind retry, compensation.",
+        "tradeOff": "Depends."},
+     {"passed": False, "why": "keyword soup", "voice": "stuffed", "contradiction": True}),
+    ("t5-bad-lookup-no-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "No keys at all; the provider deduplicates nothing.",
+        "resumeProtocol": "Look up open intents at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup with no key", "voice": "contradicting", "contradiction": True}),
+    ("t5-bad-late-intent", {
+        "checkpoint": "The intent is written to the journal right after the provider confirms "
+                      "the charge.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents at the provider by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent written after the provider confirms", "voice": "qualifier"}),
+    ("t5-bad-buzz", {
+        "checkpoint": "Enterprise-grade persistence layer.",
+        "idempotency": "Idempotency best practices.",
+        "resumeProtocol": "Self-healing recovery.",
+        "failureMode": "Edge cases."},
+     {"passed": False, "why": "buzzwords", "voice": "content-free"}),
+    ("t5-bad-per-request", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "A fresh idempotency key is generated for each HTTP request the client "
+                       "sends.",
+        "resumeProtocol": "Look up open intents at the provider by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "fresh key per HTTP request", "voice": "qualifier"}),
+    ("t5-bad-blind-polite", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "We simply replay everything from the journal, calls included, and "
+                          "trust the key.",
+        "failureMode": "After 24 h the key is forgotten and the replayed call charges again."},
+     {"passed": False, "why": "replay calls included", "voice": "plain"}),
+    ("t5-bad-compensate", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Any open intent is assumed failed and compensated with a refund.",
+        "failureMode": "A refund may be issued for a charge that never happened."},
+     {"passed": False, "why": "compensate an uncertain charge", "voice": "plain"}),
+    # == a fourth fresh batch, adversarial on purpose (wishes, order of resend and lookup,
+    # async intents), written before running it. Measured once before the fixes it prompted:
+    # good 2/6, bad fail 8/12. Then fitted.
+    ("t6-good-1", {
+        "checkpoint": "A durable 'charge planned' entry precedes the HTTP call; a 'charge done'"
+                      " entry follows it.",
+        "idempotency": "The entry's deterministic id (run + step) is the key we send.",
+        "resumeProtocol": "Planned-but-not-done entries are resolved by a provider lookup on "
+                          "that key, then recorded or resent with it.",
+        "tradeOff": "The planned entry adds a blocking write before every HTTP call."},
+     {"passed": True, "why": "'charge planned' entry precedes the call", "voice": "plain"}),
+    ("t6-good-2", {
+        "checkpoint": "We persist the intent; only once it is durable does the worker contact "
+                      "the provider. The response is persisted afterwards.",
+        "idempotency": "Key = run id ++ step, never regenerated.",
+        "resumeProtocol": "We check every unanswered intent with the provider by key before "
+                          "doing anything else with it.",
+        "failureMode": "Keys expire at the provider after a day, so a resume that late has to "
+                       "be settled by a person."},
+     {"passed": True, "why": "'only once it is durable does the worker contact'", "voice": "verbose"}),
+    ("t6-good-3", {
+        "checkpoint": "Intent row, then request, then result row.",
+        "idempotency": "Row key reused as the provider idempotency key; identical on every "
+                       "retry.",
+        "resumeProtocol": "If a row has no result, we first ask the provider whether that key "
+                          "was charged; we resend with the same key only on a 'not found'.",
+        "tradeOff": "Three steps instead of one: more code and one more write."},
+     {"passed": True, "why": "'identical on every retry'", "voice": "terse"}),
+    ("t6-good-4", {
+        "checkpoint": "Journal the intent before sending, the reply after.",
+        "idempotency": "Idempotency key hashed from run, step and the request body.",
+        "resumeProtocol": "Retrieve the charge from the provider by that key for each intent "
+                          "without a reply; resend only when there is none.",
+        "failureMode": "If the provider is unreachable during recovery, the run waits."},
+     {"passed": True, "why": "'retrieve the charge by that key'; provider unreachable", "voice": "plain"}),
+    ("t6-good-5", {
+        "checkpoint": "Step A: log intent (durable). Step B: call. Step C: log result.",
+        "idempotency": "Key: digest(run, step); same across all tries.",
+        "resumeProtocol": "Crash between B and C: ask provider by key, then log or redo B with "
+                          "the same key.",
+        "tradeOff": "Step A is an extra durable write on each call."},
+     {"passed": True, "why": "steps A/B/C, window named by steps", "voice": "terse"}),
+    ("t6-good-6", {
+        "checkpoint": "Intent is stored before the call and the result after it.",
+        "idempotency": "Client reference (run id + step) set on the charge.",
+        "resumeProtocol": "Find the charge at the provider by that client reference; record it,"
+                          " or charge again with the same reference if nothing is found.",
+        "tradeOff": "A search call per uncertain charge."},
+     {"passed": True, "why": "client reference; 'per uncertain charge' is not a claim", "voice": "plain"}),
+    ("t6-bad-resend-then-check", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Resend every open intent first, and afterwards check with the "
+                          "provider whether it worked.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "resend first, check afterwards", "voice": "qualifier"}),
+    ("t6-bad-hypothetical-intent", {
+        "checkpoint": "Ideally we would journal an intent before the call, but for now we only "
+                      "journal the result.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'ideally we would journal an intent', only the result", "voice": "qualifier"}),
+    ("t6-bad-planned", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "We plan to add a provider lookup later; for now open intents are "
+                          "resent.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'we plan to add a lookup later'", "voice": "qualifier"}),
+    ("t6-bad-key-salt", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Run id + step + a random salt chosen at each attempt.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random salt per attempt", "voice": "qualifier"}),
+    ("t6-bad-key-counter", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Run id, step and the retry counter form the key.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "retry counter in the key", "voice": "qualifier"}),
+    ("t6-bad-async-intent", {
+        "checkpoint": "The intent is written asynchronously in the background while the call is"
+                      " already in flight; the result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "No latency added."},
+     {"passed": False, "why": "intent written asynchronously while the call is in flight", "voice": "qualifier"}),
+    ("t6-bad-fm-contra-cost", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "There is no extra write at all, since we never write before calling."},
+     {"passed": False, "why": "trade-off: we never write before calling", "voice": "contradicting", "contradiction": True}),
+    ("t6-bad-escalate-always", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Any open intent is handed to an operator; we never look anything up.",
+        "failureMode": "An operator has to settle every crash."},
+     {"passed": False, "why": "escalate everything, never look up", "voice": "plain"}),
+    ("t6-bad-memory-dict", {
+        "checkpoint": "Intents go into a dict on the worker before the call; results go to the "
+                      "database after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intents into a dict on the worker", "voice": "qualifier"}),
+    ("t6-bad-only-key", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step, sent every time.",
+        "resumeProtocol": "Just resend: the key takes care of duplicates.",
+        "failureMode": "Nothing can go wrong."},
+     {"passed": False, "why": "blind resend trusting the key; no failure", "voice": "false-failure"}),
+    ("t6-bad-stuffed-4", {
+        "checkpoint": "Journal intent before, result after; also snapshots every minute; also "
+                      "nothing in memory.",
+        "idempotency": "Derived key; also a new UUID per attempt.",
+        "resumeProtocol": "Lookup and also blind retry.",
+        "tradeOff": "Latency."},
+     {"passed": False, "why": "several mechanisms per field", "voice": "stuffed", "contradiction": True}),
+    ("t6-bad-mixed-lang-blind", {
+        "checkpoint": "Intent before call write, after call result write.",
+        "idempotency": "Key from run and step make.",
+        "resumeProtocol": "Restart: open intent, again send, provider ask not needed.",
+        "failureMode": "One write more each call."},
+     {"passed": False, "why": "'provider ask not needed'", "voice": "non-native"}),
+    # == a fifth fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 5/7, bad fail 6/10. Then fitted.
+    ("t7-good-1", {
+        "checkpoint": "Prior to any side effect, the worker durably notes its intention (tool, "
+                      "args, key). The effect's outcome is noted once known.",
+        "idempotency": "Keys come from hashing the run id together with the step ordinal; "
+                       "retries therefore present the provider with the very same key.",
+        "resumeProtocol": "For an intention lacking an outcome, the worker interrogates the "
+                          "provider by key and adopts the provider's answer; absent any record,"
+                          " it re-issues the call with that key.",
+        "tradeOff": "Each side effect now costs a synchronous disk flush."},
+     {"passed": True, "why": "formal register ('interrogates the provider', 'adopts its answer')", "voice": "verbose"}),
+    ("t7-good-2", {
+        "checkpoint": "intent -> fsync -> POST /charges -> result -> fsync",
+        "idempotency": "Idempotency-Key: sha256(run_id + step)",
+        "resumeProtocol": "dangling intent -> GET /charges?idempotency_key=K -> 200: record / "
+                          "404: POST again with K",
+        "tradeOff": "two fsyncs per charge"},
+     {"passed": True, "why": "HTTP verbs and status codes", "voice": "terse"}),
+    ("t7-good-3", {
+        "checkpoint": "The agent marks the step 'in progress' in SQLite before it pays, and "
+                      "'finished' with the receipt afterwards.",
+        "idempotency": "The key is the step's row id, which is derived from run and step and "
+                       "never changes.",
+        "resumeProtocol": "Steps left 'in progress' are checked with the payment provider by "
+                          "key; confirmed ones are marked finished, unknown ones are paid again"
+                          " with the same key.",
+        "failureMode": "If recovery runs more than 24 h later the provider no longer remembers "
+                       "the key, so those steps must be decided by an operator."},
+     {"passed": True, "why": "'in progress' / 'finished' marks; retention limit", "voice": "plain"}),
+    ("t7-good-4", {
+        "checkpoint": "Before we charge we save a note that we are going to charge; after we "
+                      "save the answer.",
+        "idempotency": "Key = order number + step, the same every time we try.",
+        "resumeProtocol": "If there is a note but no answer, first we ask the provider with the"
+                          " key. If it says yes, we save that. If it says no, we try again with"
+                          " the same key.",
+        "tradeOff": "We write twice for every charge, which is a bit slower."},
+     {"passed": True, "why": "short plain words ('a note that we are going to charge')", "voice": "plain"}),
+    ("t7-good-5", {
+        "checkpoint": "Journaling happens on both sides of the call: intent in front, result "
+                      "behind.",
+        "idempotency": "Deterministic: run/step/payload digest.",
+        "resumeProtocol": "Resolve each open intent with a provider lookup by key before any "
+                          "resend.",
+        "tradeOff": "Write amplification: two journal records per call."},
+     {"passed": True, "why": "'intent in front, result behind'; write amplification", "voice": "plain-cost"}),
+    ("t7-good-6", {
+        "checkpoint": "Outbox entry (payload + key) committed atomically with the step; the "
+                      "dispatcher stores the provider response on the entry.",
+        "idempotency": "Entry key = hash(run, step), reused for all dispatch attempts.",
+        "resumeProtocol": "The dispatcher reconciles unanswered entries with the provider by "
+                          "key, re-dispatching only those the provider never received.",
+        "tradeOff": "A dispatcher to operate and an outbox table that must be cleaned up."},
+     {"passed": True, "why": "outbox with a dispatcher; cost: something to operate", "voice": "outbox"}),
+    ("t7-good-7", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Stored key: a UUID created when the intent is journaled, then reused.",
+        "resumeProtocol": "Check the UUID with the provider for each open intent; resend with "
+                          "it only if unknown.",
+        "failureMode": "We trust the provider to deduplicate on the key; if it did not, a "
+                       "resend could double charge."},
+     {"passed": True, "why": "stored UUID; limit: trusts the provider to deduplicate", "voice": "plain"}),
+    ("t7-bad-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Open intents are resent; a lookup is unnecessary because the key "
+                          "protects us.",
+        "failureMode": "None."},
+     {"passed": False, "why": "lookup called unnecessary; no failure mode", "voice": "negation"}),
+    ("t7-bad-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived from run and step, except that the HTTP library replaces it "
+                       "with its own UUID on every retry.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "HTTP library replaces the key on every retry", "voice": "qualifier"}),
+    ("t7-bad-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key at the provider, but only when an "
+                          "operator asks for it; otherwise resend.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup only when an operator asks", "voice": "qualifier"}),
+    ("t7-bad-4", {
+        "checkpoint": "We write the intent to a log file but do not fsync it before the call.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "No fsync cost."},
+     {"passed": False, "why": "intent not fsynced before the call", "voice": "qualifier"}),
+    ("t7-bad-5", {
+        "checkpoint": "State is saved to Redis without persistence every few seconds.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Reload the last saved state and continue.",
+        "failureMode": "A few seconds of work may be redone."},
+     {"passed": False, "why": "Redis without persistence, periodic", "voice": "plain"}),
+    ("t7-bad-6", {
+        "checkpoint": "Journal the intent before the call and the result after; the journal "
+                      "lives in /tmp on the container.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "journal in /tmp on the container", "voice": "qualifier"}),
+    ("t7-bad-7", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is random, but we generate it only once per process start.",
+        "resumeProtocol": "Look up open intents by key at the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random key once per process start", "voice": "qualifier"}),
+    ("t7-bad-8", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key; if the provider says nothing, resend "
+                          "with the same key.",
+        "failureMode": "A duplicate charge in W3, a lost booking in W4, and a stuck run in W2."},
+     {"passed": False, "why": "failure mode names every outcome", "voice": "false-failure"}),
+    ("t7-bad-9", {
+        "checkpoint": "A checkpoint.",
+        "idempotency": "A key.",
+        "resumeProtocol": "A lookup.",
+        "tradeOff": "A cost."},
+     {"passed": False, "why": "one word per field", "voice": "content-free"}),
+    ("t7-bad-10", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Resend open intents. We also query the provider, but we do not wait "
+                          "for its answer before resending.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "resend does not wait for the lookup", "voice": "qualifier"}),
+    # == a sixth fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 4/6, bad fail 5/10 (one bad entry dropped afterwards: 'resend anyway
+    # if the provider does not answer within a second' resends with the same key, and the
+    # sweep has no provider timeouts, so its verdict was not clear). Then fitted.
+    ("t8-good-1", {
+        "checkpoint": "We always leave a durable breadcrumb (what we're about to charge, with "
+                      "the key) before hitting the PSP, and drop a second one with the PSP's "
+                      "reply.",
+        "idempotency": "The key is a fingerprint of run id, step and amount, so any retry "
+                       "reproduces it exactly.",
+        "resumeProtocol": "A breadcrumb with no reply: ask the PSP what it did with that key, "
+                          "store its answer, and re-charge with the same key only when it says "
+                          "it never saw it.",
+        "tradeOff": "Every charge is gated on a disk write, and recovery talks to the PSP once "
+                    "per orphan breadcrumb."},
+     {"passed": True, "why": "'durable breadcrumb', 'orphan breadcrumb'", "voice": "verbose"}),
+    ("t8-good-2", {
+        "checkpoint": "Write-ahead: an intent record hits the disk before the request; the "
+                      "result record after the response.",
+        "idempotency": "An idempotency key composed of run id and step; retries resend it "
+                       "unchanged.",
+        "resumeProtocol": "For any intent lacking a result we issue a status request to the "
+                          "provider with that key and then either persist the status or "
+                          "resubmit with the same key.",
+        "failureMode": "A provider outage during recovery blocks the run until the provider is "
+                       "reachable again."},
+     {"passed": True, "why": "status request; provider outage blocks recovery", "voice": "plain"}),
+    ("t8-good-3", {
+        "checkpoint": "Commit intent. Then charge. Then commit result.",
+        "idempotency": "Key is f(run, step). Deterministic.",
+        "resumeProtocol": "Open intent? Ask provider by key. Known: commit result. Unknown: "
+                          "charge again, same key.",
+        "tradeOff": "Extra commit per charge."},
+     {"passed": True, "why": "terse imperative steps", "voice": "terse"}),
+    ("t8-good-4", {
+        "checkpoint": "Die Absicht wird vor dem Aufruf ins Journal geschrieben - sorry, in "
+                      "English: the intent is journaled before the call and the result after.",
+        "idempotency": "Derived key from run id and step, the same on every retry.",
+        "resumeProtocol": "On resume we ask the provider about the key of every open intent and"
+                          " resend with that key only if it is unknown.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": True, "why": "starts in German, then English", "voice": "non-native"}),
+    ("t8-good-5", {
+        "checkpoint": "Event-sourced: ChargeAttempted is stored before the request and "
+                      "ChargeResulted after the response.",
+        "idempotency": "Key = aggregate id + event version, which is deterministic for the "
+                       "step.",
+        "resumeProtocol": "A ChargeAttempted without ChargeResulted makes the recovery query "
+                          "the provider by key; it records the found charge or retries with "
+                          "that key.",
+        "tradeOff": "Event store growth and one extra append per charge."},
+     {"passed": True, "why": "event-sourced; key = aggregate id + event version", "voice": "event-log"}),
+    ("t8-good-6", {
+        "checkpoint": "Intent first, durably; call second; result third.",
+        "idempotency": "Provider-side dedup via a key derived from run and step.",
+        "resumeProtocol": "Resume replays the journal; each open intent is verified at the "
+                          "provider by key, and only unverified ones are sent again.",
+        "failureMode": "A resume later than the provider's key retention cannot verify anything"
+                       " and ends with an operator."},
+     {"passed": True, "why": "ordinals: intent first, call second, result third", "voice": "terse"}),
+    ("t8-bad-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is derived from run and step when the run starts; each retry "
+                       "appends the attempt number.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "each retry appends the attempt number", "voice": "qualifier"}),
+    ("t8-bad-2", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "The worker re-executes every step without a result, and a nightly "
+                          "job later compares our journal with the provider's report.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "re-execute now, a nightly job compares later", "voice": "qualifier"}),
+    ("t8-bad-3", {
+        "checkpoint": "Results are journaled; intents are just logged to stdout before the "
+                      "call.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intents only logged to stdout", "voice": "qualifier"}),
+    ("t8-bad-5", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "failureMode": "This design has no weaknesses."},
+     {"passed": False, "why": "claims no weaknesses", "voice": "false-failure"}),
+    ("t8-bad-6", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The idempotency key is a new random UUID, stored nowhere.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random UUID stored nowhere", "voice": "qualifier"}),
+    ("t8-bad-7", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "We mark open intents as failed and move on; the customer can retry "
+                          "the order.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "mark failed and move on", "voice": "plain"}),
+    ("t8-bad-8", {
+        "checkpoint": "We keep a write-ahead log, but it is only written when the process shuts"
+                      " down cleanly.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "Fast: no writes on the hot path."},
+     {"passed": False, "why": "WAL written only at clean shutdown", "voice": "qualifier"}),
+    ("t8-bad-9", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Replay the journal; open intents are retried blindly, then "
+                          "reconciled with the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "retried blindly, then reconciled", "voice": "qualifier"}),
+    ("t8-bad-10", {
+        "checkpoint": "Intent journaled before the call, result after. No wait, we don't "
+                      "journal intents.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Ask the provider by key about open intents.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "self-correction: 'no wait, we don't journal intents'", "voice": "contradicting", "contradiction": True}),
+    # == a seventh fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 3/5, bad fail 6/10. Then fitted.
+    ("t9-good-1", {
+        "checkpoint": "No call is made unless its intent row is already on disk; the result row"
+                      " is added when the call returns.",
+        "idempotency": "The intent row's id, a hash of run and step, is the idempotency key; a "
+                       "retry reads it from the row.",
+        "resumeProtocol": "An intent row without a result row: look the key up with the "
+                          "provider and act on the answer (record or resend with the same key).",
+        "tradeOff": "One fsync in front of every call; lookups on recovery."},
+     {"passed": True, "why": "'no call is made unless its intent row is on disk'", "voice": "negation"}),
+    ("t9-good-2", {
+        "checkpoint": "We journal 'about to call X with args A and key K' and only then call X;"
+                      " the reply is journaled too.",
+        "idempotency": "K = sha256(run, step, A): the same K no matter how often we try.",
+        "resumeProtocol": "Journal says 'about to call' but no reply: we ask the provider "
+                          "whether K was charged. Yes: record. No: call again with K.",
+        "failureMode": "Crash after the provider charged but before the reply is journaled, "
+                       "recovered after the provider forgot K: nobody can tell, an operator "
+                       "decides."},
+     {"passed": True, "why": "journal 'about to call X'; window and limit in words", "voice": "verbose"}),
+    ("t9-good-3", {
+        "checkpoint": "Pre-call intent + post-call result, both fsynced.",
+        "idempotency": "Derived, not random: run id and step.",
+        "resumeProtocol": "Provider lookup by key for unresolved intents; resend only on "
+                          "not-found.",
+        "tradeOff": "Two fsyncs per call, so throughput halves on slow disks."},
+     {"passed": True, "why": "terse; 'throughput halves'", "voice": "terse"}),
+    ("t9-good-4", {
+        "checkpoint": "The worker appends the planned charge to its journal and waits for the "
+                      "append to be durable; then it calls the provider; then it appends the "
+                      "outcome.",
+        "idempotency": "Planned charge id = run + step; the provider gets it as the idempotency"
+                       " key every time.",
+        "resumeProtocol": "Planned charges without an outcome are matched against the provider "
+                          "by that id; matches are recorded, the rest charged again with the "
+                          "same id.",
+        "tradeOff": "Waiting for the durable append adds latency to each charge."},
+     {"passed": True, "why": "planned charge appended, waits for durability; then the call", "voice": "plain"}),
+    ("t9-good-5", {
+        "checkpoint": "Intent is journaled before calling; result is journaled after calling.",
+        "idempotency": "The key is built from the order number and the step, so it does not "
+                       "vary between tries.",
+        "resumeProtocol": "For intents that have no result, we request the provider's record "
+                          "for the key; we resend with the same key only when the provider has "
+                          "no record.",
+        "tradeOff": "Depending on the provider's lookup endpoint during recovery."},
+     {"passed": True, "why": "'request the provider's record for the key'; depending on the provider", "voice": "plain"}),
+    ("t9-bad-1", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Resend every open intent right away; asking the provider is "
+                          "optional.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'asking the provider is optional'", "voice": "negation"}),
+    ("t9-bad-2", {
+        "checkpoint": "We journal the intent after the call succeeds, and the result right "
+                      "after that.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "Two writes per call."},
+     {"passed": False, "why": "intent journaled after the call succeeds", "voice": "qualifier"}),
+    ("t9-bad-3", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is derived from run and step, but a retry uses a different step"
+                       " number.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "a retry uses a different step number", "voice": "qualifier"}),
+    ("t9-bad-4", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key.",
+        "failureMode": "The journal is never fsynced, so after a power loss the intent can be "
+                       "missing."},
+     {"passed": False, "why": "failure mode: the journal is never fsynced", "voice": "contradicting", "contradiction": True}),
+    ("t9-bad-5", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Escalate every open intent to a human without asking the provider.",
+        "failureMode": "Humans are slow."},
+     {"passed": False, "why": "escalate everything without asking the provider", "voice": "plain"}),
+    ("t9-bad-6", {
+        "checkpoint": "Journal.",
+        "idempotency": "Key.",
+        "resumeProtocol": "Replay.",
+        "tradeOff": "Disk."},
+     {"passed": False, "why": "one word per field", "voice": "content-free"}),
+    ("t9-bad-7", {
+        "checkpoint": "Snapshot of the whole agent after every tool call.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Load the snapshot and redo the last tool call.",
+        "failureMode": "A crash during a tool call redoes it."},
+     {"passed": False, "why": "snapshot, redo the last call", "voice": "plain"}),
+    ("t9-bad-8", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "The key is kept in our journal and not passed along with the charge "
+                       "request.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "key kept in our journal, not passed along", "voice": "qualifier"}),
+    ("t9-bad-9", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up open intents by key; the lookup is skipped when the run is "
+                          "in a hurry.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "lookup skipped when in a hurry", "voice": "contradicting", "contradiction": True}),
+    ("t9-bad-10", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "A UUID generated by the payment SDK at each call.",
+        "resumeProtocol": "Look up open intents by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "UUID generated by the SDK at each call", "voice": "qualifier"}),
+    # == an eighth fresh batch (mostly good outlines that negate the WRONG mechanism), written
+    # before running it. Measured once before the fixes it prompted: good 7/8, bad fail 3/4.
+    ("t10-good-1", {
+        "checkpoint": "Nothing goes to the provider until an intent entry is safely on disk; "
+                      "when the reply comes, it is recorded next to the intent.",
+        "idempotency": "We never use random keys: the key is computed from run id and step and "
+                       "stays the same on retries.",
+        "resumeProtocol": "We never resend blindly; for every intent without a reply we first "
+                          "ask the provider by key, then record or resend with the same key.",
+        "tradeOff": "Each call waits for one disk write; not free, but cheap."},
+     {"passed": True, "why": "negations that deny the wrong mechanism ('never resend blindly')", "voice": "negation"}),
+    ("t10-good-2", {
+        "checkpoint": "Intent before, result after, both in the SQLite journal; not in memory.",
+        "idempotency": "Not random per attempt: derived from run and step.",
+        "resumeProtocol": "Not a blind retry: look up by key first, then resend only if "
+                          "unknown.",
+        "tradeOff": "Not zero-cost: one extra write per call."},
+     {"passed": True, "why": "'not in memory', 'not random per attempt', 'not a blind retry'", "voice": "negation"}),
+    ("t10-good-3", {
+        "checkpoint": "Every effect is announced in the journal before it is performed and "
+                      "confirmed in the journal afterwards.",
+        "idempotency": "The announcement carries a key derived from the run and the step, "
+                       "reused if the effect is retried.",
+        "resumeProtocol": "An announced but unconfirmed effect is checked with the provider "
+                          "using that key; the provider's answer decides between recording and "
+                          "retrying with the same key.",
+        "failureMode": "If the crash happens after the provider charged and recovery comes "
+                       "after the key expired, the outcome is unknowable and the run is "
+                       "escalated."},
+     {"passed": True, "why": "'announced' and 'confirmed' effects", "voice": "verbose"}),
+    ("t10-good-4", {
+        "checkpoint": "I would write an intent record before calling the provider and a result "
+                      "record once it replies.",
+        "idempotency": "I would derive the key from the run id and the step, so every retry "
+                       "reuses it.",
+        "resumeProtocol": "I would look each open intent up at the provider by key and only "
+                          "resend, with the same key, when the provider has nothing.",
+        "tradeOff": "I would pay one extra write per call."},
+     {"passed": True, "why": "proposal voice ('I would ...')", "voice": "plain"}),
+    ("t10-good-5", {
+        "checkpoint": "Intent is written to the DB ahead of the API call; the API response is "
+                      "written after.",
+        "idempotency": "Key derived from run and step, never from the clock or a random source.",
+        "resumeProtocol": "On restart we don't blindly retry: we query the API for each key "
+                          "without a response, record what it returns, and resend the missing "
+                          "ones with their key.",
+        "tradeOff": "A crash recovery takes one API query per missing response."},
+     {"passed": True, "why": "'we don't blindly retry'; key 'never from the clock'", "voice": "negation"}),
+    ("t10-good-6", {
+        "checkpoint": "Before: intent. After: result. Both durable.",
+        "idempotency": "Run+step hash. Never changes.",
+        "resumeProtocol": "Open intent: look up by key. Found: record. Missing: resend same "
+                          "key.",
+        "tradeOff": "Slower by one write."},
+     {"passed": True, "why": "terse with colons", "voice": "terse"}),
+    ("t10-good-7", {
+        "checkpoint": "A pending record is committed before the provider is contacted and "
+                      "completed after the response.",
+        "idempotency": "Without a random component: sha256 of run, step and arguments.",
+        "resumeProtocol": "No resend happens before the provider has been asked about the key.",
+        "failureMode": "Late resumes beyond the provider's retention period require a human "
+                       "decision."},
+     {"passed": True, "why": "'no resend happens before the provider has been asked'", "voice": "negation"}),
+    ("t10-good-8", {
+        "checkpoint": "There is no call without an intent journaled first; the result is "
+                      "journaled after.",
+        "idempotency": "There is no random key: it is derived from run and step.",
+        "resumeProtocol": "There is no resend without a provider lookup by key first.",
+        "tradeOff": "There is one extra journal write per call."},
+     {"passed": True, "why": "'there is no X without Y' in every field", "voice": "negation"}),
+    ("t10-bad-1", {
+        "checkpoint": "Intent before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "We would look up the key, but in this version we just resend.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "'we would look up the key, but we just resend'", "voice": "qualifier"}),
+    ("t10-bad-2", {
+        "checkpoint": "Intent before the call, result after.",
+        "idempotency": "Derived key, regenerated from a fresh seed each time we retry.",
+        "resumeProtocol": "Look up by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "regenerated from a fresh seed each retry", "voice": "qualifier"}),
+    ("t10-bad-3", {
+        "checkpoint": "Intent before the call, result after.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Look up by key at the provider, resend if missing.",
+        "failureMode": "None that I can see."},
+     {"passed": False, "why": "no failure mode", "voice": "false-failure"}),
+    ("t10-bad-4", {
+        "checkpoint": "We don't write an intent; results are journaled after each call.",
+        "idempotency": "Derived key from run and step.",
+        "resumeProtocol": "Resend steps without results.",
+        "failureMode": "A crash after the charge but before the result is journaled charges "
+                       "twice after 24 h."},
+     {"passed": False, "why": "no intent, blind resend", "voice": "plain"}),
+    # == a ninth fresh batch (typos, British spelling, chatty register), written before running
+    # it. Measured once before the fixes it prompted: good 3/6, bad fail 4/6.
+    ("t11-good-1", {
+        "checkpoint": "The intent is journalled before the call and the result is journalled "
+                      "afterwards.",
+        "idempotency": "Key derived from run id and step; it is reused on every retry.",
+        "resumeProtocol": "On resume, open intents are looked up at the provider by key; "
+                          "unknown ones are resent with the same key.",
+        "tradeOff": "An additional journal write per call."},
+     {"passed": True, "why": "British 'journalled'", "voice": "plain"}),
+    ("t11-good-2", {
+        "checkpoint": "intnet is writen to the jounral befor the call, result after",
+        "idempotency": "key derrived from run id + step, same on evry retry",
+        "resumeProtocol": "for open intents we check with the provder by key and resend with "
+                          "same key if its unknown",
+        "tradeOff": "one extra write per call"},
+     {"passed": True, "why": "typos in every field", "voice": "non-native"}),
+    ("t11-good-3", {
+        "checkpoint": "So basically what I'd do is, before the agent fires off the payment "
+                      "request, it saves a little record saying 'hey, I'm about to pay X with "
+                      "key K', and once the payment API answers, it saves the answer too.",
+        "idempotency": "K is just a hash of the run id and the step number, so if we retry, "
+                       "it's the exact same K.",
+        "resumeProtocol": "When the agent comes back up and sees an 'about to pay' record with "
+                          "no answer, it asks the payment API 'did you see K?' and either saves"
+                          " that answer or pays again with K.",
+        "tradeOff": "Honestly the main cost is one more write before every payment, so a bit of"
+                    " extra latency."},
+     {"passed": True, "why": "chatty spoken register", "voice": "verbose"}),
+    ("t11-good-4", {
+        "checkpoint": "Intent: persisted pre-dispatch. Result: persisted post-dispatch.",
+        "idempotency": "Key: f(run_id, step_idx), pure.",
+        "resumeProtocol": "Unresolved intent => provider.get(key) => persist | redispatch(key).",
+        "tradeOff": "Latency: +1 durable write per dispatch."},
+     {"passed": True, "why": "arrows and provider.get(key)", "voice": "terse"}),
+    ("t11-good-5", {
+        "checkpoint": "Our journal gets the intent first; the charge only goes out after that "
+                      "write is committed; the charge's result is journaled on return.",
+        "idempotency": "We use the order id plus step as the idempotency key; nothing random.",
+        "resumeProtocol": "Recovery checks each uncommitted result with Stripe by idempotency "
+                          "key and only re-sends, with that key, if Stripe has no charge.",
+        "failureMode": "Stripe keeps idempotency keys for 24 h; recoveries later than that go "
+                       "to the on-call engineer."},
+     {"passed": True, "why": "'checks each uncommitted result with Stripe'; on-call", "voice": "plain"}),
+    ("t11-good-6", {
+        "checkpoint": "The call is wrapped: journal intent, call, journal result.",
+        "idempotency": "Key from run and step (deterministic).",
+        "resumeProtocol": "Wrapped calls that never got their result are settled by asking the "
+                          "provider about the key first.",
+        "tradeOff": "The wrapper costs one journal write per call."},
+     {"passed": True, "why": "'the call is wrapped'", "voice": "plain"}),
+    ("t11-bad-1", {
+        "checkpoint": "The intent is journalled after the call returns, together with the "
+                      "result.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Open intents are looked up by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "intent journalled after the call", "voice": "qualifier"}),
+    ("t11-bad-2", {
+        "checkpoint": "intnet writen befor the call, result after",
+        "idempotency": "key derrived from run id + step",
+        "resumeProtocol": "just resnd evrything without result, dont ask the provder",
+        "tradeOff": "one extra write per call"},
+     {"passed": False, "why": "typos; blind resend", "voice": "non-native"}),
+    ("t11-bad-3", {
+        "checkpoint": "So the agent just keeps everything in its context window and we trust "
+                      "the model to remember what it paid.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Ask the provider about the key.",
+        "tradeOff": "No extra writes."},
+     {"passed": False, "why": "state in the model's context window", "voice": "qualifier"}),
+    ("t11-bad-4", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run id and step, salted with the worker's hostname, "
+                       "which changes when the pod is rescheduled.",
+        "resumeProtocol": "Ask the provider about the key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "key salted with the hostname, changes on reschedule", "voice": "qualifier"}),
+    ("t11-bad-5", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Ask the provider about the key, and regardless of the answer resend "
+                          "with the same key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "resend regardless of the lookup's answer", "voice": "qualifier"}),
+    ("t11-bad-6", {
+        "checkpoint": "Intent journaled before the call, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Ask the provider about the key.",
+        "failureMode": "It could fail in many ways."},
+     {"passed": False, "why": "content-free failure mode", "voice": "content-free"}),
+    # == a tenth fresh batch, written before running it. Measured once before the fixes it
+    # prompted: good 4/5, bad fail 5/7.
+    ("t12-good-1", {
+        "checkpoint": "We adopt a write-ahead discipline: the intended charge is logged "
+                      "durably, then executed, then its outcome logged.",
+        "idempotency": "Idempotency key = HMAC(run id, step), identical for all executions of "
+                       "the step.",
+        "resumeProtocol": "Recovery scans for logged-but-unfinished charges and queries the PSP"
+                          " for each key; a hit is logged, a miss is re-executed with the key.",
+        "tradeOff": "Write-ahead logging adds an fsync to the critical path."},
+     {"passed": True, "why": "'write-ahead discipline', HMAC key", "voice": "verbose"}),
+    ("t12-good-2", {
+        "checkpoint": "Step 1 of every tool call is a journal append describing the call; step "
+                      "3, after the call, appends its result.",
+        "idempotency": "The description includes a key made from the run id and the step index,"
+                       " kept for retries.",
+        "resumeProtocol": "A description with no result: the provider is queried for the key; "
+                          "we then append the result or redo the call with the key.",
+        "failureMode": "If the journal disk is full, no call can start."},
+     {"passed": True, "why": "numbered steps of a tool call; disk-full limit", "voice": "plain"}),
+    ("t12-good-3", {
+        "checkpoint": "Intent journaled synchronously before the charge; result journaled on "
+                      "return.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "For each intent without a result, look the charge up at the provider"
+                          " by key before considering a resend.",
+        "failureMode": "Recovery that happens more than a day later cannot rely on the "
+                       "provider's key memory and must escalate."},
+     {"passed": True, "why": "a day later: escalate", "voice": "plain"}),
+    ("t12-good-4", {
+        "checkpoint": "Intent durably stored prior to the API request; response stored after.",
+        "idempotency": "Same key on retries, made of run id and step.",
+        "resumeProtocol": "Stored intent without stored response -> ask the API whether that "
+                          "key was processed -> store the answer or resend with the key.",
+        "tradeOff": "Every API request now needs a storage round trip first."},
+     {"passed": True, "why": "arrows; 'storage round trip first'", "voice": "terse"}),
+    ("t12-good-5", {
+        "checkpoint": "A 'reservation' row for the charge is inserted before calling the PSP; "
+                      "the PSP result updates that row.",
+        "idempotency": "The reservation id (run + step) is sent as the idempotency key.",
+        "resumeProtocol": "Open reservations are confirmed against the PSP by id; unconfirmed "
+                          "ones are charged again with the same id.",
+        "tradeOff": "An extra row and an extra update per charge."},
+     {"passed": True, "why": "'reservation' row", "voice": "outbox"}),
+    ("t12-bad-1", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Charges without a result are pushed back onto the queue and executed"
+                          " again by the next worker.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "pushed back onto the queue and executed again", "voice": "queue"}),
+    ("t12-bad-2", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, unless the payload changed, in which "
+                       "case a random one.",
+        "resumeProtocol": "Look the charge up by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "random key unless the payload is unchanged", "voice": "qualifier"}),
+    ("t12-bad-3", {
+        "checkpoint": "We store the agent's chat history in Postgres after each turn.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Reload the chat history and let the model continue.",
+        "tradeOff": "One write per turn."},
+     {"passed": False, "why": "chat history after each turn", "voice": "plain"}),
+    ("t12-bad-4", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Look the charge up by key.",
+        "failureMode": "The design is bulletproof; no crash can hurt it."},
+     {"passed": False, "why": "'bulletproof'", "voice": "false-failure"}),
+    ("t12-bad-5", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Every attempt mints its own key.",
+        "resumeProtocol": "Look the charge up by the latest key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "every attempt mints its own key", "voice": "qualifier"}),
+    ("t12-bad-6", {
+        "checkpoint": "Intent journaled before the charge, result after; the journal is wiped "
+                      "on every restart.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "Look the charge up by key.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "journal wiped on every restart", "voice": "qualifier"}),
+    ("t12-bad-7", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step.",
+        "resumeProtocol": "The unresolved charge is cancelled and the order is refunded without"
+                          " checking the provider.",
+        "tradeOff": "One write per call."},
+     {"passed": False, "why": "refund without checking", "voice": "plain"}),
 ]

@@ -347,7 +347,14 @@ from design_corpus_heldout5 import HELDOUT5  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 #: The reader was tuned on these (each held-out set after its one untuned measurement).
-FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4
+FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
+
+#: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
+#: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
+#: takes the untuned slot: add its file and its measured figure here and to UNTUNED below.
+UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12)}
+#: The held-out set not yet used to tune the reader (empty until HELDOUT6 lands).
+UNTUNED: list = []
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
@@ -356,7 +363,7 @@ def _agrees(grade: DesignGrade, expected: dict) -> bool:
 
 
 def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> None:
-    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
+    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + UNTUNED
     assert len(entries) + len(CORPUS) >= 150
     names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
     assert len(set(names)) == len(names)
@@ -374,16 +381,25 @@ def test_the_reader_agrees_with_the_fitted_corpora(name: str, outline, expected:
 
 
 def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
-    """HELDOUT5 was never used to tune the reader. Measured: good outlines pass 10/12 (83%), bad
-    ones fail 11/12 (92%); issue 17 asks for 95% in both directions, which this reader does not
-    reach on unseen wording (see the report). This keeps the floor."""
-    good_pass = sum(grade_design_outline(o).passed for _, o, e in HELDOUT5 if e["passed"])
-    bad_fail = sum(not grade_design_outline(o).passed for _, o, e in HELDOUT5 if not e["passed"])
-    assert good_pass >= 10 and bad_fail >= 11, (good_pass, bad_fail)
+    """Each held-out set, once fitted, agrees at least as well as its untuned measurement.
+
+    HELDOUT5 was measured once untuned: good outlines passed 10/12 (83%), bad ones failed 11/12
+    (92%); issue 17 asks for 95% both ways on unseen wording. It is now fitted (its misses were
+    fixed by class, with variants in design_corpus_tuning.py). The untuned slot is for HELDOUT6:
+    put it in UNTUNED and its figure in UNTUNED_FIGURES, and this keeps that floor too."""
+    sets = {"HELDOUT4": HELDOUT4, "HELDOUT5": HELDOUT5, **({"HELDOUT6": UNTUNED} if UNTUNED
+                                                         else {})}
+    for name, entries in sets.items():
+        good_pass = sum(grade_design_outline(o).passed for _, o, e in entries if e["passed"])
+        bad_fail = sum(not grade_design_outline(o).passed for _, o, e in entries
+                       if not e["passed"])
+        floor = UNTUNED_FIGURES.get(name)
+        assert floor is not None, f"{name}: record its untuned figure in UNTUNED_FIGURES"
+        assert good_pass >= floor[0] and bad_fail >= floor[2], (name, good_pass, bad_fail)
 
 
 def test_every_stuffed_or_self_contradicting_outline_fails_naming_the_contradiction() -> None:
-    """On the fitted corpora (HELDOUT5's figure is in the report)."""
+    """On the fitted corpora (HELDOUT5 included since its untuned measurement)."""
     entries = [e for e in FITTED if e[2]["voice"] in ("stuffed", "contradicting")]
     assert len(entries) >= 12
     for name, outline, _ in entries:
@@ -455,3 +471,42 @@ def test_for_review_shows_the_free_text_for_manual_grading() -> None:
     text = g.for_review(good())
     assert good()["resumeProtocol"] in text and good()["failureMode"] in text
     assert "for review" in text and g.for_review(42).count("(missing)") == 4
+
+
+def test_a_field_or_failure_mode_that_denies_its_own_mechanism_is_a_contradiction() -> None:
+    grade = grade_design_outline(good(checkpoint="We journal every intent before the call. We "
+                                                 "keep no database, though."))
+    assert not grade.passed and grade.contradictions
+    resume = g.read_field("resumeProtocol", "Reconcile open intents by key. The provider is "
+                                            "never contacted on resume.")
+    assert resume.choice is None and resume.problem.startswith("[contradiction]")
+    denied = grade_design_outline(good(failureMode="Because no intent is ever recorded, a "
+                                                   "restart cannot tell what was paid."))
+    assert not denied.passed and any("no intent is ever recorded" in c
+                                     for c in denied.contradictions)
+
+
+def test_a_double_negation_and_a_described_crash_are_not_denials() -> None:
+    assert g.read_field("resumeProtocol", "Never resend without asking the provider about the "
+                                          "key first.").choice == "replay-and-lookup"
+    grade = grade_design_outline(good(failureMode="A crash before the intent is written: nothing "
+                                                  "is written yet; the cost is one extra write."))
+    assert grade.passed, grade.feedback
+
+
+def test_a_wish_or_a_rejected_mechanism_is_not_the_design() -> None:
+    assert g.read_field("checkpoint", "Ideally we would journal an intent before the call, but "
+                                      "for now we only journal the result.").choice == "result-only"
+    assert g.read_field("resumeProtocol", "Open intents are resent; checking with the provider "
+                                          "would be too slow.").choice == "blind-retry"
+    assert g.read_field("resumeProtocol", "We would look up the key, but in this version we just "
+                                          "resend.").choice == "blind-retry"
+
+
+def test_one_letter_misspellings_are_mended_and_real_words_are_not() -> None:
+    assert g.normalise("intnet writen to the jounral befor the call") == (
+        "intent written to the journal before the call")
+    assert g.normalise("the key does not change; we never invent one") == (
+        "the key does not change; we never invent one")
+    assert g.read_field("checkpoint", "Intent journalled before the call, result after."
+                        ).choice == "intent-and-result"
