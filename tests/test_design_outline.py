@@ -344,6 +344,7 @@ from design_corpus_heldout2 import HELDOUT2  # noqa: E402
 from design_corpus_heldout3 import HELDOUT3  # noqa: E402
 from design_corpus_heldout4 import HELDOUT4  # noqa: E402
 from design_corpus_heldout5 import HELDOUT5  # noqa: E402
+from design_corpus_heldout6 import HELDOUT6  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 #: The reader was tuned on these (each held-out set after its one untuned measurement).
@@ -352,9 +353,10 @@ FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
 #: takes the untuned slot: add its file and its measured figure here and to UNTUNED below.
-UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12)}
-#: The held-out set not yet used to tune the reader (empty until HELDOUT6 lands).
-UNTUNED: list = []
+UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
+                   "HELDOUT6": (23, 30, 23, 30)}
+#: The held-out set not yet used to tune the reader: HELDOUT6, written blind (see its docstring).
+UNTUNED: list = HELDOUT6
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
