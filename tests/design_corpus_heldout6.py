@@ -8,7 +8,9 @@ when a marked contradiction must also be named). Before that tuning the same set
 22/30 and 21/30. Not fitted: it stays the untuned floor until a new blind set replaces it.
 """
 from __future__ import annotations
+
 from typing import Any
+
 Entry = tuple[str, Any, dict[str, Any]]
 HELDOUT6: list[Entry] = [
     # ------------------------------------------------------------------ GOOD (30)
