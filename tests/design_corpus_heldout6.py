@@ -4,8 +4,9 @@ Written on 2026-12-01 by a reviewer who read only the exercise statement and the
 (never the reader, the grader or the earlier corpora), and kept outside the project until the
 reader's tuning for this stop had ended. Measured once, untuned, on the reader as merged
 (commit after s2-design): good outlines passed 23/30 (77%), bad ones failed 23/30 (77%; 20/30
-when a marked contradiction must also be named). Before that tuning the same set measured
-22/30 and 21/30. Not fitted: it stays the untuned floor until a new blind set replaces it.
+when a marked contradiction must also be named). On the reader before that tuning the same set
+measured good 22/30, bad 24/30 (21/30 named): tuning on 498 other outlines moved it by one
+outline each way. Not fitted: it stays the untuned floor until a new blind set replaces it.
 """
 from __future__ import annotations
 
