@@ -51,3 +51,20 @@ def test_the_automatic_cell_wants_the_agents_own_figures() -> None:
     assert check_note(note, figures).problems() == []
     moved = note.replace("730", "9999").replace("43", "7777")
     assert any("[note-figures]" in p for p in check_note(moved, figures).problems())
+
+
+@pytest.mark.parametrize("folder", ["solutions", "drills"])
+def test_drill01_explanation_is_marked_by_a_person_with_a_rubric(folder: str) -> None:
+    """Drill 01's "explain it without jargon" answer: 2 points by hand, the rubric in the prompt
+    cell just above it (the learner's copy keeps it; the answer cell itself is replaced)."""
+    path = ROOT / folder / "01-run-state-machines" / "drill.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    at = next(i for i, c in enumerate(nb.cells)
+              if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_explain")
+    cell, prompt = nb.cells[at], nb.cells[at - 1]
+    meta = cell.metadata["nbgrader"]
+    assert cell.cell_type == "markdown"
+    assert (meta["grade"], meta["solution"], meta["points"]) == (True, True, 2)
+    assert "Rubric (2 points, graded by hand)" in prompt.source and "0 for" in prompt.source
+    if folder == "drills":
+        assert cell.source.strip() == "YOUR ANSWER HERE"

@@ -160,11 +160,12 @@ def test_tampering_wins_in_kernel_and_loses_in_the_final_score(
                 problems.append(f"{name} ({what}): {gid} scored {rep.cell(gid).score:g}")
     assert not problems, "\n".join(problems)
     won = reports["input-transformer"]
-    assert sum(c.in_kernel or 0 for c in won.cells) == won.auto_max_score, (
+    auto = [c for c in won.cells if not c.manual]  # manual cells wait for a person
+    assert sum(c.in_kernel or 0 for c in auto) == won.auto_max_score, (
         "the input transformer no longer wins in the kernel: this test no longer shows the "
         "out-of-kernel score is what stops it"
     )
-    assert all(c.out_of_kernel == 0 for c in won.cells)
+    assert all(c.out_of_kernel == 0 for c in auto)
 
 
 def test_manual_points_count_neither_way_in_the_autograded_total() -> None:
