@@ -17,12 +17,12 @@ from minirt.approval_commit import spent
 from minirt.approvals import ApprovalGate, Secret
 from minirt.contracts import Limits, ToolContract
 from minirt.errors import RecordedError, ToolError
+from minirt.faults import FaultPlan, SimulatedCrash
 from minirt.retry import RetryPolicy
 from minirt.run import RunState
 from minirt.runtime import RuntimeHook
 from minirt.scheduler import Call, Failed, parallel
 from minirt.store import open_store
-from minirt.store.sqlite import SQLiteStore
 from minirt.tools import EffectClass, FunctionTool, ToolCall, ToolDeclarationInvalid
 
 pytest_plugins = ["pg_fixture"]
@@ -150,6 +150,9 @@ def test_wave_children_are_retried_durably_and_the_wave_waits_for_the_slowest(ur
     run = rt.store.get_run("r1").run
     assert run.worker_id is None and run.lease_expires_at is None  # left the worker
     assert (provider.count("a"), provider.count("b")) == (1, 1)
+    rt.close()  # the worker goes away during the waits; another process carries on
+    rt = Runtime(open_store(url), tools=[provider.tool("a", fast), provider.tool("b", slow)],
+                 workflows={"fan": fan}, clock=clock)
     clock.advance(10)
     assert [o.state for o in rt.work()] == [RunState.WAITING]  # a retried; b not due
     assert (provider.count("a"), provider.count("b")) == (2, 1)
@@ -192,8 +195,9 @@ RUN = "run-refund-7"
 class Shop:
     """A guarded refund tool (cumulative limit ``max_total`` per capability), counting sends."""
 
-    def __init__(self, path: Path, *, max_total: int | None = None, fail: bool = False) -> None:
-        self.path, self.clock = path, FakeClock(T0)
+    def __init__(self, url: str | Path, *, max_total: int | None = None,
+                 fail: bool = False) -> None:
+        self.url, self.clock = str(url), FakeClock(T0)
         self.sent: list[int] = []
         self.gate = ApprovalGate(KEY, {"payments": "sk_live_x"})
 
@@ -208,9 +212,11 @@ class Shop:
                                       amount=lambda a: a["amount_cents"],
                                       needs_approval=lambda a: False, max_total=max_total)
 
-    def runtime(self, workflow: Any, hooks: tuple[RuntimeHook, ...] = ()) -> Runtime:
-        return Runtime(SQLiteStore(self.path), tools=[self.tool], workflows={"wf": workflow},
-                       clock=self.clock, hooks=[self.gate, *hooks])
+    def runtime(self, workflow: Any, hooks: tuple[RuntimeHook, ...] = (),
+                faults: FaultPlan | None = None) -> Runtime:
+        return Runtime(open_store(self.url), tools=[self.tool], workflows={"wf": workflow},
+                       clock=self.clock, hooks=[self.gate, *hooks],
+                       **({"faults": faults} if faults else {}))
 
     def start(self, workflow: Any, **kw: Any) -> Runtime:
         rt = self.runtime(workflow, **kw)
@@ -226,8 +232,10 @@ def four_refunds(ctx: Any, inp: Any) -> Any:
             if isinstance(r, Failed) else r for r in out]
 
 
-def test_a_cumulative_limit_holds_inside_one_wave(tmp_path: Path) -> None:
-    shop = Shop(tmp_path / "r.sqlite", max_total=5000)
+def test_a_cumulative_limit_holds_inside_one_wave(url: str) -> None:
+    # the store matters: the second child's check reads the first one's reservation inside the
+    # same (uncommitted) transaction
+    shop = Shop(url, max_total=5000)
     rt = shop.start(four_refunds)
     out = rt.run(RUN).result()
     # before: the wave's intents skipped at_intent_commit: four refunds, 8,000 under 5,000
@@ -254,13 +262,13 @@ class RevokeAfterTheLastGateCheck(RuntimeHook):
 
     def before_dispatch(self, ctx: Any, tool: Any, call: Any) -> None:
         if call.step == self.last_step:
-            other = Runtime(SQLiteStore(self.shop.path), clock=self.shop.clock)
+            other = Runtime(open_store(self.shop.url), clock=self.shop.clock)
             self.shop.gate.revoke(other, call.run_id, "credential:payments")
             other.close()
 
 
-def test_a_revocation_before_the_wave_commits_stops_every_child(tmp_path: Path) -> None:
-    shop = Shop(tmp_path / "r.sqlite")
+def test_a_revocation_before_the_wave_commits_stops_every_child(url: str) -> None:
+    shop = Shop(url)
     rt = shop.start(four_refunds)
     rt.close()
     rt = shop.runtime(four_refunds, hooks=(RevokeAfterTheLastGateCheck(shop, last_step=3),))
@@ -284,8 +292,8 @@ def five_refunds(ctx: Any, inp: Any) -> Any:
     return out
 
 
-def test_an_answered_error_gives_its_reservation_back(tmp_path: Path) -> None:
-    shop = Shop(tmp_path / "r.sqlite", max_total=5000, fail=True)
+def test_an_answered_error_gives_its_reservation_back(url: str) -> None:
+    shop = Shop(url, max_total=5000, fail=True)
     rt = shop.start(five_refunds)
     out = rt.run(RUN).result()
     # before: the refused refunds' 2,000 stayed reserved; the third call was refused by the
@@ -316,4 +324,42 @@ def test_an_unknown_outcome_keeps_its_reservation(tmp_path: Path) -> None:
     assert out.state is RunState.UNCERTAIN, out
     assert shop.sent and set(spent(rt.store, RUN).values()) == {2000}  # the money may have
     # moved: still reserved
+    rt.close()
+
+
+def test_a_crash_inside_the_wave_commit_rolls_its_reservations_back(url: str) -> None:
+    shop = Shop(url, max_total=5000)
+    rt = shop.start(four_refunds)
+    rt.close()
+    rt = shop.runtime(four_refunds, faults=FaultPlan(crash_at="inside_commit"))
+    with pytest.raises(SimulatedCrash):
+        rt.run(RUN)
+    rt.close()
+    rt = shop.runtime(four_refunds)
+    # the checks' reservations were written in the wave's transaction: gone with it
+    assert spent(rt.store, RUN) == {} and shop.sent == []
+    assert [e.kind for e in rt.store.read(RUN)].count("intent") == 0
+    shop.clock.advance(3600)  # after the crashed worker's lease
+    out = rt.run(RUN).result()
+    assert shop.sent == [2000, 2000] and [r.get("refused") for r in out[2:]] == [
+        "CumulativeLimitExceeded"] * 2
+    assert set(spent(rt.store, RUN).values()) == {4000}
+    rt.close()
+
+
+def test_a_crash_after_the_error_is_recorded_gives_nothing_back_twice(url: str) -> None:
+    shop = Shop(url, max_total=5000, fail=True)
+    rt = shop.start(five_refunds)
+    rt.close()
+    rt = shop.runtime(five_refunds, faults=FaultPlan(crash_at="after_result", occurrence=2))
+    with pytest.raises(SimulatedCrash):
+        rt.run(RUN)
+    rt.close()
+    rt = shop.runtime(five_refunds)
+    assert shop.sent == [2000, 2000]
+    assert set(spent(rt.store, RUN).values()) == {0}  # both released with their errors
+    shop.clock.advance(3600)
+    out = rt.run(RUN).result()
+    assert [r["refused"] for r in out] == ["ToolError"] * 5 and shop.sent == [2000] * 5
+    assert set(spent(rt.store, RUN).values()) == {0}
     rt.close()
