@@ -152,7 +152,8 @@ def run_view(store: Store, run_id: str, gate: ApprovalGate | None = None) -> dic
     journal_svg, journal_dot = diagram_svg(timeline(events, title=f"journal of {run_id}"))
     appr_svg, appr_dot = (diagram_svg(timeline_diagram(moments)) if moments else (None, ""))
     ops = [{**e, "when": local(e["at"])} for e in operator_events(store, run_id)]
-    detail = {k: v for k, v in run.detail.items() if k in ("error", "waiting_for", "result")}
+    detail = {k: v for k, v in run.detail.items()
+              if k in ("error", "waiting_for", "result") and v is not None}
     return {
         "run_id": run_id, "workflow": rec.workflow, "state": run.state.value,
         "input": rec.input_json, "created": when(rec.created_at),
