@@ -15,8 +15,11 @@ revocation). Three checks:
   the run's kv (``approval:spent:capability:<cap_id>`` and ``approval:spent:run``), committed
   with the intent; ``Guard.max_total`` bounds the total under one capability and
   ``ApprovalGate(run_limit=...)`` the total of all guarded calls of the run
-  (:class:`CumulativeLimitExceeded`). A reservation is never given back (a failed call's
-  allowance stays spent: conservative, like a budget's attempt).
+  (:class:`CumulativeLimitExceeded`). Each reservation is also kept per call
+  (``approval:reserved:<step>``); when the provider *answered* no (a ``tool_error`` outcome,
+  retries exhausted), :func:`release` gives it back in the transaction that records the error
+  (the gate's ``at_outcome_commit``). An unknown outcome, or a partial effect
+  (:class:`~minirt.contracts.PartialEffect`), keeps it: the money may have moved.
 - **clock skew** (the stated policy): with ``ApprovalGate(max_skew=s)`` the gate reads the
   store's clock (:func:`store_time`: PostgreSQL's ``clock_timestamp()``, SQLite's host clock);
   a worker whose clock is more than ``s`` seconds away from it is refused
@@ -27,8 +30,8 @@ revocation). Three checks:
 Guarantees: a revocation committed before the intent's commit stops the dispatch; the run's
 and each capability's totals never exceed their limits, whatever the interleaving of its calls.
 Not guaranteed: anything for a revocation committed after the intent (the authority was spent
-when the intent committed); fan-out waves (:mod:`minirt.scheduler`) journal their intents in
-one batch without this hook, so these checks do not run there yet.
+when the intent committed). Fan-out waves (:mod:`minirt.scheduler`) run the same checks for
+each child inside the wave's group commit, in step order.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from .canonical import canonical_json
 from .errors import MinirtError
 
 K_SPENT = "approval:spent:"  # kv: approval:spent:capability:<cap_id> | approval:spent:run -> int
+K_RESERVED = "approval:reserved:"  # kv: approval:reserved:<step> -> {"amount", "keys"}
 K_REVOKED = "revoked:"  # the gate's revocation keys (minirt.approvals.K_REVOKED)
 
 
@@ -134,7 +138,27 @@ def check_at_commit(store: Any, run_id: str, plan: CommitPlan,
                                           limit=limit)
         updates[K_SPENT + key] = canonical_json(total + amount)
     if updates:
+        updates[K_RESERVED + str(plan.step)] = canonical_json(
+            {"amount": amount, "keys": [key for key, _ in plan.limits]})
         store.set_kv(run_id, updates)
+
+
+def release(store: Any, run_id: str, step: int) -> int:
+    """Inside the transaction that records the call at ``step`` as an answered error: give its
+    reservation back (each total it counted in goes down by its amount; the reservation is
+    deleted, so a second release gives nothing). Returns the amount given back (0: none)."""
+    items = store.kv_items(run_id)
+    raw = items.get(K_RESERVED + str(step))
+    if raw is None:
+        return 0
+    held = json.loads(raw)
+    amount = int(held["amount"])
+    totals = _spent(items)
+    updates: dict[str, str | None] = {K_RESERVED + str(step): None}
+    for key in held["keys"]:
+        updates[K_SPENT + key] = canonical_json(max(0, totals.get(key, 0) - amount))
+    store.set_kv(run_id, updates)
+    return amount
 
 
 def _scope(key: str) -> str:

@@ -42,11 +42,11 @@ import hashlib
 import hmac
 import json
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
-from .approval_commit import CommitPlan, check_at_commit, expiry_now, store_time
+from .approval_commit import CommitPlan, check_at_commit, expiry_now, release, store_time
 from .canonical import canonical_json, digest, digest_bytes
 from .errors import MinirtError, ToolError, from_record
 from .retry import UNKNOWN_EXCEPTIONS
@@ -489,7 +489,9 @@ class _Staged:
     """An ApprovalGate's per-run state: what the next call of the run is to be checked with."""
 
     value: Any = None
-    plan: Any = None  # the CommitPlan of the call just checked (minirt.approval_commit)
+    # step -> the CommitPlan of the call checked there (minirt.approval_commit); by step, since
+    # a fan-out wave checks all its children before its group commit
+    plans: dict[int, Any] = field(default_factory=dict)
 
 
 class ApprovalGate(RuntimeHook):
@@ -683,7 +685,8 @@ class ApprovalGate(RuntimeHook):
         if pending is None:
             if guard.needs_approval(call.args):
                 raise ApprovalRequired(run_id=call.run_id, step=call.step, tool=call.tool)
-            ctx.state_for(self, _Staged).plan = CommitPlan(call.step, "-", idents, amount, limits)
+            ctx.state_for(self, _Staged).plans[call.step] = CommitPlan(call.step, "-", idents,
+                                                                       amount, limits)
             return
         receipt: Receipt = pending
         request = self._request_for(store, receipt)
@@ -700,7 +703,7 @@ class ApprovalGate(RuntimeHook):
             raise
         except Exception as exc:  # fail closed, whatever the check did
             raise GateFailedClosed(tool=call.tool, reason=f"{type(exc).__name__}: {exc}") from None
-        ctx.state_for(self, _Staged).plan = CommitPlan(
+        ctx.state_for(self, _Staged).plans[call.step] = CommitPlan(
             call.step, receipt.request_id,
             [*idents, f"receipt:{receipt.receipt_id}", f"approver:{receipt.approver}"], amount,
             limits)
@@ -714,8 +717,7 @@ class ApprovalGate(RuntimeHook):
         (:mod:`minirt.approval_commit`); refuse with :class:`~minirt.dispatch.CommitRefused`."""
         from .dispatch import CommitRefused
 
-        staged = ctx.state_for(self, _Staged)
-        plan, staged.plan = staged.plan, None
+        plan = ctx.state_for(self, _Staged).plans.pop(call.step, None)
         if call.tool not in self.guards:
             return
         if plan is None or plan.step != call.step:  # fail closed: no gate check for this call
@@ -725,6 +727,17 @@ class ApprovalGate(RuntimeHook):
             check_at_commit(ctx.runtime.store, call.run_id, plan, _revoked)
         except MinirtError as exc:
             raise CommitRefused(exc) from None
+
+    def at_outcome_commit(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
+        """Inside the transaction that journals a guarded call's outcome
+        (:func:`minirt.dispatch.record_outcome`): an answered error gives the call's cumulative
+        reservation back (:func:`minirt.approval_commit.release`); a result, a partial effect or
+        an unknown outcome (never recorded here) keeps it."""
+        if kind != "tool_error" or call.tool not in self.guards:
+            return
+        if (payload.get("error") or {}).get("type") == "PartialEffect":
+            return  # part of the effect happened: the allowance stays spent
+        release(ctx.runtime.store, call.run_id, call.step)
 
     def _request_for(self, store: Any, receipt: Receipt) -> ApprovalRequest:
         """The request a receipt names, read from the run it names; a receipt naming none is

@@ -400,6 +400,12 @@ def cmd_show(args: argparse.Namespace) -> int:
           f"revision={run.revision}  incarnation={run.incarnation}  worker={run.worker_id}  "
           f"lease_expires_at={_t(run.lease_expires_at)}")
     print(f"input {rec.input_json}")
+    found = run.detail.get("diverged") if run.state.value == "waiting" else None
+    if isinstance(found, dict):  # parked for a divergence (minirt.divergence)
+        from .cli_operator import diverged_line
+        from .operator import DIVERGED_HINT
+
+        print(diverged_line({**found, "hint": DIVERGED_HINT}))
     print(table(["seq", "kind", "step", "inc", "at", "payload", "digest"],
                 [(e.seq, e.kind, "" if e.step is None else e.step, e.incarnation, _local(e.at),
                   _short(e.payload_json, 60), e.digest[7:19]) for e in events]))

@@ -179,10 +179,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def pending(store: Any, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
-    """What awaits an operator in each unfinished run: its wait (and timer), its undecided
-    approval requests (the exact effect under review) and its unresolved effects."""
+    """What awaits an operator in each unfinished run: its wait (and timer), a divergence it is
+    parked for (``diverged``: :func:`minirt.operator.diverged`), its undecided approval requests
+    (the exact effect under review) and its unresolved effects."""
     from .approvals import K_REQUEST
-    from .operator import unresolved
+    from .operator import diverged, unresolved
     from .run import RunState
     from .timers import K_TIMER
 
@@ -194,10 +195,14 @@ def pending(store: Any, run_ids: list[str] | None = None) -> list[dict[str, Any]
         item: dict[str, Any] = {"run_id": run.run_id, "workflow": rec.workflow,
                                 "state": run.state.value}
         if run.state is RunState.WAITING:
-            name = str(run.detail.get("waiting_for", ""))
-            item["waiting_for"] = name
-            if K_TIMER + name in kv:
-                item["due_at"] = json.loads(kv[K_TIMER + name])
+            name = run.detail.get("waiting_for")
+            if name is not None:  # None: parked for a divergence, nothing wakes it
+                item["waiting_for"] = str(name)
+                if K_TIMER + str(name) in kv:
+                    item["due_at"] = json.loads(kv[K_TIMER + str(name)])
+            found = diverged(store, run.run_id)
+            if found is not None:
+                item["diverged"] = found
         item["approvals"] = [
             {"request_id": k[len(K_REQUEST):], "tool": req["effect"]["tool"],
              "args": req["effect"]["args"], "effect_digest": req["effect_digest"]}
@@ -209,6 +214,12 @@ def pending(store: Any, run_ids: list[str] | None = None) -> list[dict[str, Any]
                               if run.state is RunState.UNCERTAIN else [])
         out.append(item)
     return out
+
+
+def diverged_line(found: dict[str, Any]) -> str:
+    """One line for a parked divergence (``minirt pending`` and ``minirt show``)."""
+    return (f"DIVERGED at step {found['step']}: recorded {found['recorded']}, the code now asks "
+            f"for {found['requested']}; {found['hint']}")
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
@@ -228,6 +239,8 @@ def cmd_pending(args: argparse.Namespace) -> int:
         if "due_at" in item:
             line += f" (timer due {when(item['due_at'])})"
         print(line)
+        if "diverged" in item:
+            print("    " + diverged_line(item["diverged"]))
         for a in item["approvals"]:
             print(f"    approval {a['request_id']}: {a['tool']} "
                   f"{json.dumps(a['args'], sort_keys=True)}  effect {a['effect_digest']}")

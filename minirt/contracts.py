@@ -53,7 +53,14 @@ from pydantic import BaseModel, ValidationError
 from .canonical import canonical_json, digest, digest_bytes, normalise
 from .clock import Clock, SystemClock
 from .errors import MinirtError, ToolError
-from .tools import EffectClass, Lookup, OutcomeUnknown, ToolCall
+from .tools import (
+    EffectClass,
+    Lookup,
+    OutcomeUnknown,
+    ToolCall,
+    ToolDeclarationInvalid,
+    check_retry,
+)
 
 GATES = ("schema", "domain", "authorization", "limits")  # run by prepare, in this order
 STAGES = (*GATES, "dispatch", "output")  # the whole pipeline
@@ -277,7 +284,9 @@ class ToolContract:
 
     ``scope`` is a fixed scope (``"payments:refund"``), a template over the arguments
     (``"accounts:{from_account}:debit"``) or None; ``sub_effects`` declares, in execution order,
-    the effects the handler performs, so a failure part way can be reported honestly.
+    the effects the handler performs, so a failure part way can be reported honestly;
+    ``retry=RetryPolicy(...)`` (:mod:`minirt.retry`) retries its answered errors, as for a
+    :class:`~minirt.tools.FunctionTool`.
     """
 
     def __init__(self, name: str, *, input_model: type[BaseModel], handler: Handler,
@@ -287,8 +296,18 @@ class ToolContract:
                  limits: Limits | None = None, context: ContextSource = None,
                  sub_effects: Sequence[str] = (),
                  lookup: Callable[[ToolCall], Lookup] | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, retry: Any = None) -> None:
         self.name = name
+        # a minirt.retry.RetryPolicy for its answered errors, or None (the runtime's default)
+        self.retry = check_retry(name, retry)
+        self.limits = limits or Limits()
+        if retry is not None and retry.attempts > self.limits.max_attempts:
+            # invoke() refuses an attempt above max_attempts as unknown: a policy asking for
+            # more would end every exhausted retry in reconciliation, not in its last error
+            raise ToolDeclarationInvalid(
+                tool=name, option="retry",
+                reason=f"RetryPolicy(attempts={retry.attempts}) exceeds "
+                       f"limits.max_attempts={self.limits.max_attempts}; raise the limit")
         self.input_model = input_model
         unknown = [f for f in _template_fields(scope) if f not in input_model.model_fields]
         if unknown:  # a contract bug: refuse it when the contract is built, not per call
@@ -299,7 +318,6 @@ class ToolContract:
         self.effect = EffectClass(effect)
         self.constraints = tuple(constraints)
         self.scope = scope
-        self.limits = limits or Limits()
         self.context = context
         self.sub_effects = tuple(sub_effects)
         self._lookup = lookup

@@ -134,14 +134,12 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
     rt = ctx.runtime
     event = intent_event(ctx, tool, call, raw_digest, outbox=outbox)
     rt.faults.hit("before_intent", step=call.step, tool=tool.name)
-    checks = [h.at_intent_commit for h in rt.hooks if hasattr(h, "at_intent_commit")]
-    if outbox is None and not checks:
+    if outbox is None and not has_commit_checks(ctx):
         rows = ctx.append(event, kv=dict(kv) if kv else None)
     else:
         try:
             with rt.store.transaction():
-                for check in checks:  # inside the intent's transaction: look, then write
-                    check(ctx, tool, call)
+                check_at_commit(ctx, tool, call)  # inside the intent's transaction
                 rows = ctx.append(event, kv=dict(kv) if kv else None)
                 if outbox is not None:
                     rt.faults.hit("inside_commit", step=call.step, tool=tool.name)
@@ -150,6 +148,22 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
             raise refused.error from None
     rt.faults.hit("after_intent", step=call.step, tool=tool.name)
     return rows
+
+
+def has_commit_checks(ctx: Context) -> bool:
+    """Whether a hook of the runtime has an ``at_intent_commit`` check."""
+    return any(hasattr(h, "at_intent_commit") for h in ctx.runtime.hooks)
+
+
+def check_at_commit(ctx: Context, tool: Tool, call: ToolCall) -> None:
+    """Every hook's ``at_intent_commit(ctx, tool, call)``, in hook order. The caller holds the
+    transaction that commits the intent of ``call`` (:func:`write_intent` for one call, the
+    wave's group commit in :mod:`minirt.scheduler` for each child): look, then write. A hook
+    refuses by raising :class:`CommitRefused` before it writes anything."""
+    for hook in ctx.runtime.hooks:
+        check = getattr(hook, "at_intent_commit", None)
+        if check is not None:
+            check(ctx, tool, call)
 
 
 class CommitRefused(Exception):  # noqa: N818 - a carrier, never seen outside this module
@@ -181,27 +195,36 @@ def invoke(tool: Tool, call: ToolCall) -> tuple[str, Any]:
         return EXCEPTION, exc
 
 
-def is_unknown(tool: Tool, kind: str, value: Any = None) -> bool:
-    """Whether an answer of ``kind`` leaves the effect unknown (to be reconciled):
-    :class:`OutcomeUnknown`, or a lost answer (:data:`minirt.retry.UNKNOWN_EXCEPTIONS`, or any
-    exception when ``value`` is not given) from a tool with an outside effect. Any other
-    exception the tool raised is an answer (see :mod:`minirt.retry`)."""
+def is_unknown(tool: Tool, kind: str, value: Any) -> bool:
+    """Whether an answer of ``kind`` (``value``: what :func:`invoke` returned with it) leaves the
+    effect unknown, to be reconciled: :class:`OutcomeUnknown`, or a lost answer
+    (:data:`minirt.retry.UNKNOWN_EXCEPTIONS`) from a tool with an outside effect. Any other
+    exception the tool raised is an answer (see :mod:`minirt.retry`). The one classification:
+    a sequential call (:func:`settle`) and a fan-out child (:mod:`minirt.scheduler`) both ask
+    here."""
     if kind == UNKNOWN:
         return True
     if kind != EXCEPTION or tool.effect is EffectClass.PURE:
         return False
-    return value is None or isinstance(value, UNKNOWN_EXCEPTIONS)
+    return isinstance(value, UNKNOWN_EXCEPTIONS)
 
 
 def why_unknown(kind: str, value: Any) -> str:
     return safe_str(value) if kind == UNKNOWN else describe_exception(value)
 
 
+#: What :func:`settle` returns with ``defer_retry=True`` when the retry policy scheduled another
+#: attempt: the caller runs :func:`retry_attempt` for the call when it is ready to wait.
+RETRY_SCHEDULED = object()
+
+
 def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any, *,
-           retries: bool = True) -> Any:
+           defer_retry: bool = False) -> Any:
     """Step 6: journal the answer :func:`invoke` classified (or reconcile a lost one). An
-    answered error follows the tool's retry policy (:mod:`minirt.retry`) unless ``retries`` is
-    False (a fan-out wave settles its children without parking the run in the middle)."""
+    answered error follows the tool's retry policy (:mod:`minirt.retry`): the failed attempt is
+    journaled with its durable timer, then :func:`retry_attempt` waits and sends the next one;
+    with ``defer_retry`` (a fan-out wave, which records its other children first) settle returns
+    :data:`RETRY_SCHEDULED` instead and the caller calls :func:`retry_attempt` later."""
     faults = ctx.runtime.faults
     if kind != VALUE and is_unknown(tool, kind, value):
         return ctx.runtime.policy.reconcile(ctx, tool, call, why_unknown(kind, value))
@@ -214,8 +237,8 @@ def settle(ctx: Context, tool: Tool, call: ToolCall, kind: str, value: Any, *,
                               normalised=True)
     err = value if kind == ERROR else RecordedError(type_name=type(value).__name__,
                                                     detail=safe_str(value))
-    if retries and retry.answered(ctx, tool, call, err, value):  # another attempt, after a wait
-        return retry_attempt(ctx, tool, call)
+    if retry.answered(ctx, tool, call, err, value):  # another attempt, after a durable wait
+        return RETRY_SCHEDULED if defer_retry else retry_attempt(ctx, tool, call)
     faults.hit("before_result", step=call.step, tool=call.tool)
     return record_outcome(ctx, call, KIND.TOOL_ERROR,
                           {"effect_key": call.effect_key, "error": err.to_record()}, err)
@@ -244,11 +267,19 @@ def deliver(ctx: Context, tool: Tool, call: ToolCall) -> Any:
 def record_outcome(ctx: Context, call: ToolCall, kind: str, payload: dict[str, Any],
                    error: MinirtError | None = None, extra: tuple[NewEvent, ...] = (), *,
                    normalised: bool = False) -> Any:
-    """Journal a tool outcome (with ``extra`` events first, in the same write); run the
+    """Journal a tool outcome (with ``extra`` events first, in the same write, and inside the
+    same transaction every hook's ``at_outcome_commit(ctx, call, kind, payload)``); run the
     ``after_outcome`` hooks; return the value or raise the recorded error."""
     rt = ctx.runtime
-    ctx.append(*extra, new_event(rt.store, kind, call.step, payload, ctx.now_raw(),
-                                 normalised=normalised))
+    outcome = new_event(rt.store, kind, call.step, payload, ctx.now_raw(), normalised=normalised)
+    commits = [h.at_outcome_commit for h in rt.hooks if hasattr(h, "at_outcome_commit")]
+    if not commits:
+        ctx.append(*extra, outcome)
+    else:  # the hooks' writes commit with the outcome, or neither does
+        with rt.store.transaction():
+            for commit in commits:
+                commit(ctx, call, kind, payload)
+            ctx.append(*extra, outcome)
     rt.faults.hit("after_result", step=call.step, tool=call.tool)
     ctx.positioned(call.step, "tool", call.tool, False)
     for hook in rt.hooks:

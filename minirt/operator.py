@@ -25,7 +25,8 @@ RUNNING with no live worker) executed again now with the application's runtime, 
 journal (waiting out a dead worker's lease). UNCERTAIN and WAITING runs are refused with what to
 do instead (resolve; signal or approve). **fork** copies a run's journal up to step position N
 into a new run (:mod:`minirt.fork`). Both journal an ``operator`` event in the new run and, when
-the old run has not ended, in the old one.
+the old run has not ended, in the old one. **resume_diverged** resumes a run parked for a
+divergence (:func:`diverged` says where and why) once the deploy is rolled back.
 
 Invariants: no action without a non-empty ``by`` and ``reason`` (:class:`OperatorInputInvalid`);
 an operator event is written only with the action it records; a resolution applies to one
@@ -56,9 +57,9 @@ from .store.base import NewEvent, Store
 from .tools import Tool, ToolCall
 
 __all__ = ["DID_NOT_HAPPEN", "HAPPENED", "K_RESOLUTION", "AlreadyResolved", "CannotFork",
-           "Forked", "NeedsApp", "NothingToResolve", "Operator", "OperatorFirst",
-           "OperatorInputInvalid", "Unresolved", "attach", "last_consistent", "operator_events",
-           "resolution_of", "unresolved"]
+           "DIVERGED_HINT", "Forked", "NeedsApp", "NotDiverged", "NothingToResolve", "Operator",
+           "OperatorFirst", "OperatorInputInvalid", "Unresolved", "attach", "diverged",
+           "last_consistent", "operator_events", "resolution_of", "unresolved"]
 
 if TYPE_CHECKING:
     from .approvals import ApprovalGate, Receipt
@@ -87,6 +88,31 @@ class AlreadyResolved(MinirtError):
 
     fields = ("run_id", "effect_key", "by", "outcome")
     template = "run {run_id}: {effect_key} was already resolved by {by} as {outcome}"
+
+
+class NotDiverged(MinirtError):
+    """``resume_diverged`` on a run that is not parked for a divergence. Nothing is written."""
+
+    fields = ("run_id", "state")
+    template = ("run {run_id} is {state}, not parked for a divergence: nothing to resume "
+                "(minirt pending says what it awaits)")
+
+
+#: What an operator is told to do about a parked divergence.
+DIVERGED_HINT = ("roll back and resume: deploy the code that recorded this run (or mark the "
+                 "change with ctx.patched), then resume it")
+
+
+def diverged(store: Store, run_id: str) -> dict[str, Any] | None:
+    """The divergence a WAITING run is parked for (:mod:`minirt.divergence`): ``step``,
+    ``recorded`` and ``requested`` calls, ``error`` and the operator's ``hint``; else None."""
+    run = store.get_run(run_id).run
+    found = run.detail.get("diverged") if run.state is RunState.WAITING else None
+    if not isinstance(found, Mapping):
+        return None
+    return {"step": found.get("step"), "recorded": found.get("recorded"),
+            "requested": found.get("requested"), "error": found.get("error"),
+            "hint": DIVERGED_HINT}
 
 
 class NeedsApp(MinirtError):
@@ -330,11 +356,28 @@ class Operator:
             self.resume(run_id, wait=True, timeout=timeout)
             return Forked(run_id, run_id, last_consistent(self.store, run_id), 0, True)
         todo = {RunState.UNCERTAIN: "resolve its unresolved effect (minirt resolve)",
-                RunState.WAITING: "deliver what it waits for (signal, approve or deny)",
+                RunState.WAITING: ("roll back and resume it (it is parked for a divergence)"
+                                   if diverged(self.store, run_id) else
+                                   "deliver what it waits for (signal, approve or deny)"),
                 RunState.CANCELLING: "let a worker finish the cancellation",
                 RunState.SUCCEEDED: "it succeeded; fork it to run it differently"}
         raise CannotFork(run_id=run_id, reason=f"retry does not apply to a {run.state.value} "
                          f"run: {todo.get(run.state, 'nothing to retry')}")
+
+    def resume_diverged(self, run_id: str, *, by: str, reason: str, wait: bool = True,
+                        timeout: float | None = None) -> Any:
+        """Resume a run parked for a divergence, after the deploy was rolled back (or the change
+        marked): journal an ``operator`` event (``resume``, with the step), then
+        ``Runtime.resume``, which replays it again. Code that still differs parks it again
+        (WAITING, diverged). Refused for any other run (:class:`NotDiverged`)."""
+        self._who("resume", by, reason)
+        found = diverged(self.store, run_id)
+        if found is None:
+            raise NotDiverged(run_id=run_id, state=self.store.get_run(run_id).run.state.value)
+        if self.runtime is None:
+            raise NeedsApp(action="resume", what="Runtime")
+        self.record(run_id, "resume", by, reason, diverged_step=found["step"])
+        return self.resume(run_id, wait=wait, timeout=timeout)
 
     def resume(self, run_id: str, *, wait: bool = True, timeout: float | None = None) -> Any:
         """Execute the run now with the application's runtime (after a resolve, an approval):

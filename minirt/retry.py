@@ -25,7 +25,8 @@ recorded at the position, so a crash during the wait resumes that wait and never
 count. Guarantees: at most ``attempts`` answered attempts of one logical call, all with one effect
 key; a non-retryable error is recorded at its first answer. Not guaranteed: that the retry fires
 on time (it fires at the first due-timer query after ``retry_at``, like any timer); a retry
-inside a fan-out wave parks the whole run.
+inside a fan-out wave parks the whole run (after its siblings are recorded), and the wave's
+retries are sent one by one, not in parallel.
 """
 
 from __future__ import annotations

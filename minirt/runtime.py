@@ -170,6 +170,9 @@ class RuntimeHook:
     # transaction): ``at_intent_commit(ctx, tool, call)`` runs inside the transaction that
     # commits the call's intent and may refuse it with :class:`minirt.dispatch.CommitRefused`
     # (the approval gate re-checks revocations and cumulative limits there).
+    # Likewise ``at_outcome_commit(ctx, call, kind, payload)`` runs inside the transaction that
+    # journals a live tool outcome (never on replay): the approval gate gives a reservation back
+    # there when the provider answered no.
 
     def before_redispatch(self, ctx: Context, tool: Tool, call: ToolCall) -> None:
         """Before a resend of an unresolved call (``call.attempt`` is the new attempt's number),

@@ -31,7 +31,16 @@ finding the fewest waves is NP-hard in general, so the plan is the greedy one, n
 - the plan is checked against the rules (:func:`check_plan`) before anything is journaled, so a
   custom ``planner`` cannot smuggle in a race;
 - **group commit**: the intents of one wave (and a ``wave`` event naming its steps) are appended
-  in ONE store transaction, before any of them is sent;
+  in ONE store transaction, before any of them is sent; inside it, every child's
+  ``at_intent_commit`` checks run as for a sequential call (the approval gate's revocations and
+  cumulative limits), and a child they refuse is journaled as refused instead;
+- **the rules of a sequential call**: a child's answer is classified by
+  :func:`minirt.dispatch.is_unknown` and settled by :func:`minirt.dispatch.settle`, so an
+  answered error is an answer (not an unknown outcome) and follows the tool's retry policy.
+  Failed attempts are journaled as the children finish; the durable waits come after the wave's
+  siblings are recorded, in step order, and a wait not yet due parks the run (a crash or a park
+  during them is resumed by replaying those positions), so the wave waits for its slowest
+  retry;
 - **structured ownership**: the calls of a wave run as child threads owned by the fan-out; it
   does not return or raise before every child has finished (no orphans). Results are journaled
   by the parent thread one by one *as they complete*, so a crash mid-wave loses no finished
@@ -54,8 +63,9 @@ cannot be killed, so a child blocked elsewhere is waited for).
 
 Not guaranteed: that the declared read/write sets are true (the scheduler trusts them, as Restate
 trusts a virtual object's key); parallel recovery (the unfinished calls of a crashed wave are
-reconciled one by one, in step order); noticing a cancel request in the middle of a wave (the
-fan-out's cancellation points are the wave boundaries).
+reconciled one by one, in step order, and the retries of a wave's children are sent one by
+one too); noticing a cancel request in the middle of a wave (the fan-out's cancellation points
+are the wave boundaries).
 """
 
 from __future__ import annotations
@@ -429,7 +439,7 @@ class _FanOut:
                 continue
             staged.update(kv)
             fresh.append((i, tool, call, raw_digest))
-        self._group_commit(k, fresh, rejected, staged)
+        fresh = self._group_commit(k, fresh, rejected, staged)
         self._run_children(k, fresh)
         self._raise_if_cancelled()
 
@@ -444,25 +454,43 @@ class _FanOut:
         return {self.index[d] for d in _deps(self.calls[i], self.names)}
 
     def _group_commit(self, k: int, fresh: list[tuple[int, Tool, ToolCall, str]],
-                      rejected: list[tuple[int, Any]], staged: dict[str, str | None]) -> None:
-        """ONE transaction: the wave marker, every fresh intent and every refusal of the wave."""
+                      rejected: list[tuple[int, Any]], staged: dict[str, str | None]
+                      ) -> list[tuple[int, Tool, ToolCall, str]]:
+        """ONE transaction: the wave marker, every fresh intent and every refusal of the wave.
+
+        Inside it, each fresh child's ``at_intent_commit`` checks run
+        (:func:`minirt.dispatch.check_at_commit`, in step order, as for a sequential call); a
+        child they refuse is journaled as its ``tool_rejected`` instead of its intent, in the same
+        transaction. Returns the children whose intents committed (the ones to send)."""
         if not fresh and not rejected:
-            return
+            return fresh
         ctx, rt = self.ctx, self.ctx.runtime
-        now = ctx.now_raw()
         steps = sorted([c.step for _, _, c, _ in fresh] + [self.slots[i][0] for i, _ in rejected])
-        events = [new_event(rt.store, "wave", None, {"fanout": self.slots[0][0], "wave": k,
-                                                     "steps": steps}, now)]
-        events += [dispatch.intent_event(ctx, tool, call, raw_digest)
-                   for _, tool, call, raw_digest in fresh]
-        events += [e for _, e in rejected]
         for _, tool, call, _ in fresh:
             rt.faults.hit("before_intent", step=call.step, tool=tool.name)
+        checks = dispatch.has_commit_checks(ctx)
+        sent: list[tuple[int, Tool, ToolCall, str]] = []
         with rt.store.transaction():
-            ctx.append(*events, kv=staged or None)
+            now = ctx.now_raw()
+            events = [new_event(rt.store, "wave", None, {"fanout": self.slots[0][0], "wave": k,
+                                                         "steps": steps}, now)]
+            refusals = [e for _, e in rejected]
+            for i, tool, call, raw_digest in fresh:
+                try:
+                    if checks:
+                        dispatch.check_at_commit(ctx, tool, call)
+                except dispatch.CommitRefused as refused:
+                    refusals.append(dispatch.rejection(ctx, call.step, tool.name, raw_digest,
+                                                       refused.error))
+                    self._fail(i, refused.error)
+                    continue
+                events.append(dispatch.intent_event(ctx, tool, call, raw_digest))
+                sent.append((i, tool, call, raw_digest))
+            ctx.append(*events, *refusals, kv=staged or None)
             rt.faults.hit("inside_commit", step=steps[0], tool="wave")
-        for _, tool, call, _ in fresh:
+        for _, tool, call, _ in sent:
             rt.faults.hit("after_intent", step=call.step, tool=tool.name)
+        return sent
 
     def _run_children(self, k: int, fresh: list[tuple[int, Tool, ToolCall, str]]) -> None:
         """Run the wave's calls as owned child threads; journal each outcome as it arrives."""
@@ -470,6 +498,7 @@ class _FanOut:
             return
         scope = ChildScope()
         unknown: list[tuple[int, Tool, ToolCall, str]] = []
+        retrying: list[tuple[int, Tool, ToolCall]] = []
         running = self.ctx.children_in_flight  # see its invariant on Context
         with ThreadPoolExecutor(max_workers=len(fresh),
                                 thread_name_prefix=f"minirt-wave{k}") as pool:
@@ -487,10 +516,13 @@ class _FanOut:
                         i, tool, call = owned[fut]
                         kind, value = fut.result()
                         running.discard(call.step)
-                        self._complete(i, tool, call, kind, value, unknown)
+                        self._complete(i, tool, call, kind, value, unknown, retrying)
                 for i, tool, call, why in unknown:  # after the siblings: reconcile, in step order
                     self._settle(i, lambda t=tool, c=call, w=why:
                                  self.ctx.runtime.policy.reconcile(self.ctx, t, c, w))
+                for i, tool, call in retrying:  # then the retries' durable waits, in step order:
+                    # one not due parks the run (Parked), and the wave waits for its slowest
+                    self._settle(i, lambda t=tool, c=call: dispatch.retry_attempt(self.ctx, t, c))
             except BaseException:
                 scope.cancel()  # children at a cancellation point stop; the pool joins the rest
                 raise
@@ -498,16 +530,27 @@ class _FanOut:
                 running.difference_update(call.step for _, _, call, _ in fresh)
 
     def _complete(self, i: int, tool: Tool, call: ToolCall, kind: str, value: Any,
-                  unknown: list[tuple[int, Tool, ToolCall, str]]) -> None:
-        """The parent's half of :func:`minirt.dispatch.deliver` for one finished child: an
-        unknown answer waits until the wave's siblings are recorded, then is reconciled."""
+                  unknown: list[tuple[int, Tool, ToolCall, str]],
+                  retrying: list[tuple[int, Tool, ToolCall]]) -> None:
+        """The parent's half of :func:`minirt.dispatch.deliver` for one finished child, by the
+        same rules as a sequential call (:func:`minirt.dispatch.is_unknown`,
+        :func:`minirt.dispatch.settle`): an unknown answer waits until the wave's siblings are
+        recorded, then is reconciled; an answered error the retry policy retries has its failed
+        attempt journaled now and its wait (and next attempt) after the siblings."""
         if kind == "cancelled":  # only after the parent stopped; the intent stays open
             return
-        if dispatch.is_unknown(tool, kind):
+        if dispatch.is_unknown(tool, kind, value):
             unknown.append((i, tool, call, dispatch.why_unknown(kind, value)))
             return
-        self._settle(i, lambda: dispatch.settle(self.ctx, tool, call, kind, value,
-                                                retries=False))
+        ctx = self.ctx
+
+        def settled() -> Any:
+            out = dispatch.settle(ctx, tool, call, kind, value, defer_retry=True)
+            if out is dispatch.RETRY_SCHEDULED:
+                retrying.append((i, tool, call))
+            return out
+
+        self._settle(i, settled)
 
     def _settle(self, i: int, outcome: Callable[[], Any]) -> None:
         try:

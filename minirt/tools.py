@@ -91,7 +91,7 @@ class FunctionTool:
         self.effect = EffectClass(effect)
         self._lookup = lookup
         # a minirt.retry.RetryPolicy, or None (the runtime's default applies)
-        self.retry = _check_retry(self.name, retry)
+        self.retry = check_retry(self.name, retry)
         sig = inspect.signature(fn)
         self._wants_call = "call" in sig.parameters
         self._signature: inspect.Signature | None = None
@@ -149,7 +149,9 @@ class ToolDeclarationInvalid(MinirtError):
     template = "tool {tool!r}: {option}= {reason}"
 
 
-def _check_retry(name: str, policy: Any) -> Any:
+def check_retry(name: str, policy: Any) -> Any:
+    """``policy`` if it is a retry policy (or None), else :class:`ToolDeclarationInvalid`: the
+    check every tool class that takes ``retry=`` runs (FunctionTool, ToolContract)."""
     # duck-typed: this lower layer does not import minirt.retry (see tests/test_seams.py)
     if policy is not None and not (callable(getattr(policy, "retryable", None))
                                    and callable(getattr(policy, "delay", None))

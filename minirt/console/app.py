@@ -48,7 +48,7 @@ from .auth import Access, FormRefused, Session
 from .pages import hidden_fields, render
 from .views import run_view, runs_by_state
 
-ACTIONS = ("approve", "deny", "resolve", "cancel", "retry", "fork")
+ACTIONS = ("approve", "deny", "resolve", "cancel", "retry", "fork", "resume")
 #: Sent with every answer: no scripts at all, no framing, no referrer sent to other sites.
 #: (``same-origin``, not ``no-referrer``: under ``no-referrer`` Chromium sends ``Origin: null``
 #: with the console's own form posts, which the cross-origin check rightly refuses.)
@@ -232,6 +232,10 @@ class Console:
                 text = ("executed the parked run again" if made.resumed else
                         f"retried as {made.run_id} from step {made.position}")
                 execute = None if made.resumed else made.run_id
+            elif action == "resume":  # a run parked for a divergence, after a roll-back
+                out = op.resume_diverged(run_id, by=by, reason=reason,
+                                         timeout=self.config.run_timeout)
+                text = f"resumed the diverged run; the run is now {out.state.value}"
             else:  # fork
                 try:
                     position = int(form.get("position", ""))

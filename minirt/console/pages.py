@@ -104,6 +104,19 @@ RUN = """{% extends "base" %}
 {% if v.detail %}<dt>detail</dt><dd><code>{{ v.detail }}</code></dd>{% endif %}
 </dl></div>
 
+{% if v.diverged %}
+<section class="card uncertain" id="diverged">
+<h2>DIVERGED at step {{ v.diverged.step }}</h2>
+<p>The code replaying this run asks for something other than what the run recorded, so the run
+is parked (nothing was sent). {{ v.diverged.hint }}.</p>
+<dl><dt>recorded</dt><dd><code class="recorded">{{ v.diverged.recorded }}</code></dd>
+<dt>requested</dt><dd><code class="requested">{{ v.diverged.requested }}</code></dd></dl>
+<form class="action" method="post" action="/runs/{{ v.run_id|urlencode }}/resume">
+{{ form("resume", v.run_id) }}""" + REASON + """
+<button class="go" type="submit" name="do" value="resume">Resume</button></form>
+</section>
+{% endif %}
+
 {% for a in v.approvals %}
 <section class="card review" id="approval-{{ a.request_id }}">
 <h2>Pending approval {{ a.request_id }}</h2>

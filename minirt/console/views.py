@@ -10,7 +10,8 @@ timeline :func:`minirt.viz.approvals.timeline_diagram`, rendered to SVG by Graph
 lessons draw them; without ``dot`` the page shows their DOT text and the install hint instead.
 
 Invariant: reading never writes (no view changes a run, its journal or its kv). Guarantees: a
-pending approval is shown with the effect the gate will check at dispatch (tool, canonical
+parked divergence is shown with its step, the recorded and the requested call and what to do
+(roll back and resume); a pending approval is shown with the effect the gate will check at dispatch (tool, canonical
 arguments, resource, the artifact's name and digest, the capability's amount limit and, with the
 application's gate, the call's amount) and its effect digest, which the Approve form sends back
 so that an approval of anything else is refused. Not guaranteed: that a run shown is still in
@@ -54,6 +55,8 @@ def runs_by_state(store: Store) -> list[dict[str, Any]]:
                 awaits.append(f"{len(p['approvals'])} approval(s)")
             if p.get("unresolved"):
                 awaits.append(f"{len(p['unresolved'])} uncertain effect(s)")
+            if p.get("diverged"):
+                awaits.append(f"diverged at step {p['diverged']['step']}: roll back and resume")
             if p.get("waiting_for") and not p.get("approvals"):
                 awaits.append(f"waits for {p['waiting_for']}")
             rows.append({"run_id": rec.run.run_id, "workflow": rec.workflow,
@@ -149,7 +152,8 @@ def run_view(store: Store, run_id: str, gate: ApprovalGate | None = None) -> dic
     journal_svg, journal_dot = diagram_svg(timeline(events, title=f"journal of {run_id}"))
     appr_svg, appr_dot = (diagram_svg(timeline_diagram(moments)) if moments else (None, ""))
     ops = [{**e, "when": local(e["at"])} for e in operator_events(store, run_id)]
-    detail = {k: v for k, v in run.detail.items() if k in ("error", "waiting_for", "result")}
+    detail = {k: v for k, v in run.detail.items()
+              if k in ("error", "waiting_for", "result") and v is not None}
     return {
         "run_id": run_id, "workflow": rec.workflow, "state": run.state.value,
         "input": rec.input_json, "created": when(rec.created_at),
@@ -158,6 +162,7 @@ def run_view(store: Store, run_id: str, gate: ApprovalGate | None = None) -> dic
         "detail": canonical_json(detail) if detail else "",
         "terminal": run.is_terminal,
         "waiting_for": p.get("waiting_for"),
+        "diverged": p.get("diverged"),
         "due": when(p["due_at"]) if isinstance(p.get("due_at"), (int, float)) else "",
         "approvals": approvals(store, run_id, gate) if not run.is_terminal else [],
         "unresolved": [{**u, "args": canonical_json(u["args"])} for u in p.get("unresolved", [])],
