@@ -8,12 +8,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+import sampling
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 #: Set to "1" by `--full-sweeps` (or by the caller). Long sweeps run a bounded, rotating sample by
-#: default, so the suite fits CI, and every case with it: `./course test --full-sweeps`.
-FULL_SWEEPS_ENV = "MINIRT_FULL_SWEEPS"
+#: default (tests/sampling.py), so the suite fits CI, and every case with it:
+#: `./course test --full-sweeps`.
+FULL_SWEEPS_ENV = sampling.FULL_SWEEPS_ENV
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,7 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def full_sweeps() -> bool:
     """True when the bounded sweeps should run every case (see FULL_SWEEPS_ENV)."""
-    return os.environ.get(FULL_SWEEPS_ENV, "") == "1"
+    return sampling.full()
 
 
 @pytest.fixture(scope="session")

@@ -16,11 +16,8 @@ For each solutions/<slug>/drill.ipynb:
 
 from __future__ import annotations
 
-import datetime
 import importlib.util
 import json
-import os
-import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from sampling import sample, seed
 
 from minirt.course import catalog, nbgrade
 
@@ -35,19 +33,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "tests" / "mutants"
 MIN_MUTANTS = 3
 SAMPLE = 3  # mutants graded per drill in the bounded (default) form
-
-
-def sample_seed() -> str:
-    """The rotation seed: MINIRT_HONESTY_SEED, else today's UTC date (all mutants get their turn)."""
-    return os.environ.get("MINIRT_HONESTY_SEED") or datetime.datetime.now(datetime.UTC).date().isoformat()
-
-
-def graded_sample(slug: str, mutants: list[Mutant], full: bool, seed: str) -> list[Mutant]:
-    """Every mutant with `full`; otherwise SAMPLE of them, chosen reproducibly from (seed, slug)."""
-    if full or len(mutants) <= SAMPLE:
-        return list(mutants)
-    chosen = set(random.Random(f"{seed}/{slug}").sample([m.name for m in mutants], SAMPLE))
-    return [m for m in mutants if m.name in chosen]
 
 
 def _slugs() -> list[str]:
@@ -149,8 +134,9 @@ def graded(
         source_nb = nbformat.read(str(root / "solutions" / slug / "drill.ipynb"), as_version=4)
         solutions = answer_sources(source_nb)
         mutants = [load_mutant(p) for p in mutant_files(slug)]
-        seed = sample_seed()
-        sampled = graded_sample(slug, mutants, full_sweeps, seed)
+        rotation = seed()
+        sampled = sample(mutants, SAMPLE, slug, lambda m: m.name, everything=full_sweeps,
+                         rotation=rotation)
         release = nbformat.read(str(committed if committed.is_file() else fresh), as_version=4)
         subs_dir = root / "candidates"
         subs_dir.mkdir()
@@ -179,7 +165,7 @@ def graded(
             source_nb,
             mutants,
             sampled,
-            seed,
+            rotation,
             reports,
             nbgrade.hidden_test_lines(source_nb),
         )
