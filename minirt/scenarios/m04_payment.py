@@ -249,3 +249,29 @@ __all__ = ["INPUT", "PLAN", "POINTS", "HTTPWorldMissing", "PaymentScenario", "Re
            "WorldRuntime", "crash_then_resume_after", "http_crash", "judge", "pay_then_book",
            "pay_then_book_http", "pay_then_book_random_keys", "pay_then_email_at_least_once",
            "pay_then_email_at_most_once", "pay_then_follow_up", "window"]
+
+
+def scripted_charge(workdir: Path, name: str, answers: list[BaseException],
+                    retry: Any = None) -> tuple[Runtime, RunOutcome, list[str]]:
+    """Lesson 04's retry demo: run a one-charge workflow whose keyed charge tool raises the
+    scripted ``answers`` in turn (one per request), then succeeds.
+
+    ``retry`` is the tool's :class:`minirt.retry.RetryPolicy` (None: no retry). Returns the
+    runtime (a :class:`FakeClock` at :data:`EPOCH`, SQLite at ``workdir/<name>.sqlite``), the
+    first outcome (run id ``name``) and the list of effect-key prefixes sent, one per request,
+    which grows as the runtime resumes the run.
+    """
+    from ..tools import EffectClass, FunctionTool
+
+    sent: list[str] = []
+
+    def charge(amount_cents: int, call: Any) -> dict[str, Any]:
+        sent.append(call.effect_key[:12])
+        if len(sent) <= len(answers):
+            raise answers[len(sent) - 1]
+        return {"charged": amount_cents}
+
+    rt = Runtime(SQLiteStore(Path(workdir) / f"{name}.sqlite"), clock=FakeClock(EPOCH),
+                 tools=[FunctionTool(charge, name="charge", effect=EffectClass.KEYED, retry=retry)],
+                 workflows={"pay": lambda ctx, _: ctx.call_tool("charge", {"amount_cents": 4200})})
+    return rt, rt.run_workflow("pay", None, run_id=name), sent
