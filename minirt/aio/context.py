@@ -272,8 +272,8 @@ class AsyncContext:
         slots = [ctx.claim_position() for _ in items]
         results: list[Any] = [None] * len(items)
         failed: dict[int, BaseException] = {}
-        fresh: list[tuple[int, Tool, ToolCall]] = []
-        events: list[Any] = []
+        fresh: list[tuple[int, Tool, ToolCall, str]] = []
+        refusals: list[Any] = []
         staged: dict[str, str | None] = {}
         for i, ((_, args), tool, (p, pos)) in enumerate(zip(items, tools, slots, strict=True)):
             raw_digest = steps.safe_digest(args)
@@ -290,50 +290,103 @@ class AsyncContext:
             try:
                 call, kv = dispatch.prepare(ctx, tool, p, args)
             except MinirtError as exc:
-                events.append(dispatch.rejection(ctx, p, tool.name, raw_digest, exc))
+                refusals.append(dispatch.rejection(ctx, p, tool.name, raw_digest, exc))
                 failed[i] = exc
                 continue
             staged.update(kv)
-            events.append(dispatch.intent_event(ctx, tool, call, raw_digest))
-            fresh.append((i, tool, call))
-        if events:  # ONE write: every intent (and refusal) of the fan-out, before any is sent
-            events.sort(key=lambda e: e.step)
-            for _, tool, call in fresh:
-                rt.faults.hit("before_intent", step=call.step, tool=tool.name)
-            ctx.append(*events, kv=staged or None)
-            for _, tool, call in fresh:
-                rt.faults.hit("after_intent", step=call.step, tool=tool.name)
+            fresh.append((i, tool, call, raw_digest))
+        sent = self._group_commit(fresh, refusals, staged, failed)
+        retrying: list[tuple[int, Tool, ToolCall]] = []
 
         async def child(i: int, tool: Tool, call: ToolCall) -> None:
             kind, value = await ainvoke(tool, call)
+
+            def settled() -> Any:  # the wave's rules: a retry's wait comes after the siblings
+                out = dispatch.settle(ctx, tool, call, kind, value, defer_retry=True)
+                if out is dispatch.RETRY_SCHEDULED:
+                    retrying.append((i, tool, call))
+                return out
+
             try:  # journaled as it completes: the journal keeps the order of completion
-                results[i] = await self._settling(
-                    tool, lambda: dispatch.settle(ctx, tool, call, kind, value))
+                results[i] = await self._settling(tool, settled)
             except FATAL:
                 raise
             except (MinirtError, ToolError) as exc:
                 failed[i] = exc
 
-        steps_in_flight = [call.step for _, _, call in fresh]
+        steps_in_flight = [call.step for _, _, call in sent]
         ctx.children_in_flight.update(steps_in_flight)
         try:
             async with asyncio.TaskGroup() as group:
-                for i, tool, call in fresh:
+                for i, tool, call in sent:
                     group.create_task(child(i, tool, call))
         except asyncio.CancelledError:  # the group has awaited every child's end: none runs
             ctx.children_in_flight.difference_update(steps_in_flight)
-            self.cancelled(f"a fan-out of {len(fresh)} calls")
+            self.cancelled(f"a fan-out of {len(sent)} calls")
             raise
         except BaseExceptionGroup as eg:  # a crash or a fatal error in a child: raise it as is
             raise _first_leaf(eg) from None
         finally:
             ctx.children_in_flight.difference_update(steps_in_flight)
+        retrying.sort(key=lambda r: r[2].step)
+        for i, tool, call in retrying:  # every sibling is recorded: the durable waits, in step
+            # order (one not due parks the run; the fan-out waits for its slowest retry)
+            try:
+                results[i] = await self._settling(
+                    tool, lambda t=tool, c=call: dispatch.retry_attempt(ctx, t, c))
+            except FATAL:
+                raise
+            except (MinirtError, ToolError) as exc:
+                failed[i] = exc
         if return_errors:
             for i, exc in failed.items():
                 results[i] = exc
         elif failed:
             raise failed[min(failed, key=lambda i: slots[i][0])]
         return results
+
+    def _group_commit(self, fresh: list[tuple[int, Tool, ToolCall, str]], refusals: list[Any],
+                      staged: dict[str, str | None], failed: dict[int, BaseException]
+                      ) -> list[tuple[int, Tool, ToolCall]]:
+        """ONE write: every fresh intent and every refusal of the fan-out, before any is sent.
+
+        With commit checks (a hook's ``at_intent_commit``: the approval gate's revocations and
+        cumulative limits) the write is one store transaction, inside which each fresh child's
+        checks run (:func:`minirt.dispatch.check_at_commit`, in step order, as the synchronous
+        wave does); a child they refuse is journaled as its ``tool_rejected`` instead of its
+        intent, in the same transaction, and its error goes to ``failed``. Returns the children
+        whose intents committed (the ones to send)."""
+        ctx, rt = self.ctx, self.ctx.runtime
+        if not fresh and not refusals:
+            return []
+        for _, tool, call, _ in fresh:
+            rt.faults.hit("before_intent", step=call.step, tool=tool.name)
+        sent: list[tuple[int, Tool, ToolCall]] = []
+        events = list(refusals)
+        if not dispatch.has_commit_checks(ctx):
+            for i, tool, call, raw_digest in fresh:
+                events.append(dispatch.intent_event(ctx, tool, call, raw_digest))
+                sent.append((i, tool, call))
+            events.sort(key=lambda e: e.step)
+            ctx.append(*events, kv=staged or None)
+        else:
+            with rt.store.transaction():
+                for i, tool, call, raw_digest in sorted(fresh, key=lambda f: f[2].step):
+                    try:
+                        dispatch.check_at_commit(ctx, tool, call)
+                    except dispatch.CommitRefused as refused:
+                        events.append(dispatch.rejection(ctx, call.step, tool.name, raw_digest,
+                                                         refused.error))
+                        failed[i] = refused.error
+                        continue
+                    events.append(dispatch.intent_event(ctx, tool, call, raw_digest))
+                    sent.append((i, tool, call))
+                events.sort(key=lambda e: e.step)
+                ctx.append(*events, kv=staged or None)
+                rt.faults.hit("inside_commit", step=events[0].step, tool="fan-out")
+        for _, tool, call in sent:
+            rt.faults.hit("after_intent", step=call.step, tool=tool.name)
+        return sent
 
     # -- waits ---------------------------------------------------------------------------------
 
