@@ -24,7 +24,20 @@ order, their intents are journaled in ONE write before any is sent, then they ru
 ``asyncio.TaskGroup``; each result is journaled as it arrives, so the journal's order is the
 order of completion (``minirt.scheduler.completion_order`` reads it), while the results are
 returned in list order. A crash mid-fan-out loses no finished sibling; an unfinished one is an
-intent without an outcome, reconciled on replay like any other.
+intent without an outcome, reconciled on replay like any other. It follows the rules of the
+synchronous wave (:mod:`minirt.scheduler`), through the same :mod:`minirt.dispatch` functions:
+
+- with commit checks (a hook's ``at_intent_commit``: the approval gate's revocations and
+  cumulative limits), the one write is one store transaction, inside which every child's
+  checks run in step order (``dispatch.check_at_commit``); a refused child is journaled as its
+  ``tool_rejected`` instead of its intent, in that transaction (fault point ``inside_commit``);
+- a child's answer is settled by ``dispatch.settle(defer_retry=True)``: an answered error vs an
+  unknown outcome is ``dispatch.is_unknown``'s call (an unknown one is reconciled in the
+  child's task, its resend awaited there); an answered error the tool's retry policy retries
+  has its failed attempt journaled as it arrives, and its durable wait and next attempt
+  (``dispatch.retry_attempt``) come after every sibling is recorded, in step order: a wait not
+  yet due parks the run (resumed by replaying those positions), so the fan-out waits for its
+  slowest retry, and a retry never parks the run mid-group.
 
 **Cancellation** is asyncio's: a ``CancelledError`` that reaches a tool call or a model call
 (the workflow's task was cancelled, or the tool raised it) becomes the run's cancellation path
