@@ -260,3 +260,85 @@ def test_an_async_child_whose_retries_run_out_fails_the_fan_out_with_its_last_er
     kinds = [e.kind for e in rt.store.read("r1")]
     assert kinds.count("tool_error") == 1 and "reconciled" not in kinds
     rt.close()
+
+
+def test_a_lost_answer_of_an_async_child_is_reconciled_and_an_answered_one_is_not(
+        tmp_path: Path) -> None:
+    sent: list[tuple[str, str]] = []
+
+    def keyed(name: str, exc: type[Exception]) -> FunctionTool:
+        async def fn(n: int, call: ToolCall) -> dict[str, int]:
+            sent.append((name, call.effect_key))
+            if sum(1 for t, _ in sent if t == name) == 1:
+                raise exc(f"{name}: first request")
+            return {name: n}
+
+        return FunctionTool(fn, name=name, effect=EffectClass.KEYED)
+
+    async def wf(ctx: Any, inp: Any) -> Any:
+        out = await ctx.parallel([("a", {"n": 1}), ("b", {"n": 2})], return_errors=True)
+        return [getattr(r, "type_name", r) for r in out]
+
+    rt = AsyncRuntime(open_store(str(tmp_path / "r.sqlite")),
+                      tools=[keyed("a", TimeoutError), keyed("b", ValueError)],
+                      workflows={"wf": wf}, clock=FakeClock(T0))
+    a, b = rt.run_workflow("wf", {}, run_id="r1").result()
+    assert a == {"a": 1}  # the lost answer: reconciled, resent with the same key
+    assert b == "ValueError"  # an answer: recorded once, never resent
+    assert [t for t, _ in sent] == ["a", "b", "a"] and len({k for t, k in sent if t == "a"}) == 1
+    events = rt.store.read("r1")
+    assert [e.step for e in events if e.kind == "reconciled"] == [0]
+    assert [e.step for e in events if e.kind == "tool_error"] == [1]
+    rt.close()
+
+
+async def mixed_refunds(ctx: Any, inp: Any) -> Any:
+    amounts = [2000, 60_000, 2000, 2000]  # the second is above the capability's per-call limit
+    calls = [("refund", {"order_id": i, "amount_cents": a}) for i, a in enumerate(amounts)]
+    return [shown(r) for r in await ctx.parallel(calls, return_errors=True)]
+
+
+def test_a_refusal_at_prepare_and_one_at_commit_share_the_fan_outs_one_write(
+        tmp_path: Path) -> None:
+    shop = Shop(tmp_path / "r.sqlite", max_total=5000)
+    rt = shop.start(mixed_refunds)
+    out = rt.run(RUN).result()
+    assert [r.get("refused") for r in out] == [None, "CapabilityExceeded", None,
+                                               "CumulativeLimitExceeded"], out
+    assert [a for _, a in shop.sent] == [2000, 2000]
+    events = [e for e in rt.store.read(RUN) if e.kind in ("intent", "tool_rejected")]
+    assert [(e.step, e.kind) for e in events] == [(0, "intent"), (1, "tool_rejected"),
+                                                  (2, "intent"), (3, "tool_rejected")]
+    assert len({e.seq for e in events}) == 4 and events[-1].seq - events[0].seq == 3
+    assert rt.run(RUN).state is RunState.SUCCEEDED and len(shop.sent) == 2
+    rt.close()
+
+
+def test_an_unresolvable_child_lets_its_siblings_finish_and_be_recorded(tmp_path: Path) -> None:
+    sent: list[str] = []
+
+    async def transfer(n: int) -> dict[str, int]:  # irreversible, no lookup: not resendable
+        sent.append("transfer")
+        raise TimeoutError("the bank did not answer")
+
+    async def email(n: int) -> dict[str, int]:  # slower: still in flight when transfer is lost
+        for _ in range(5):
+            await asyncio.sleep(0)
+        sent.append("email")
+        return {"emailed": n}
+
+    async def wf(ctx: Any, inp: Any) -> Any:
+        return await ctx.parallel([("transfer", {"n": 1}), ("email", {"n": 2})])
+
+    rt = AsyncRuntime(open_store(str(tmp_path / "r.sqlite")),
+                      tools=[FunctionTool(transfer, effect=EffectClass.IRREVERSIBLE),
+                             FunctionTool(email, effect=EffectClass.KEYED)],
+                      workflows={"wf": wf}, clock=FakeClock(T0))
+    out = rt.run_workflow("wf", {}, run_id="r1")
+    assert out.state is RunState.UNCERTAIN, out
+    # before: the lost answer was reconciled in its own task at once; UnresolvedIntent cancelled
+    # the group, and the email (sent or not) was left an intent without an outcome
+    assert sent == ["transfer", "email"]
+    results = [e for e in rt.store.read("r1") if e.kind == "tool_result"]
+    assert [(e.step, e.payload["value"]) for e in results] == [(1, {"emailed": 2})]
+    rt.close()

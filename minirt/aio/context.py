@@ -31,10 +31,11 @@ synchronous wave (:mod:`minirt.scheduler`), through the same :mod:`minirt.dispat
   cumulative limits), the one write is one store transaction, inside which every child's
   checks run in step order (``dispatch.check_at_commit``); a refused child is journaled as its
   ``tool_rejected`` instead of its intent, in that transaction (fault point ``inside_commit``);
-- a child's answer is settled by ``dispatch.settle(defer_retry=True)``: an answered error vs an
-  unknown outcome is ``dispatch.is_unknown``'s call (an unknown one is reconciled in the
-  child's task, its resend awaited there); an answered error the tool's retry policy retries
-  has its failed attempt journaled as it arrives, and its durable wait and next attempt
+- an answered error vs an unknown outcome is ``dispatch.is_unknown``'s call: an unknown one is
+  reconciled after every sibling is recorded, in step order (its resend awaited then; one that
+  cannot be reconciled stops the fan-out without cancelling a sibling in flight); an answer is
+  settled by ``dispatch.settle(defer_retry=True)`` as it arrives: an answered error the tool's
+  retry policy retries has its failed attempt journaled then, and its durable wait and next attempt
   (``dispatch.retry_attempt``) come after every sibling is recorded, in step order: a wait not
   yet due parks the run (resumed by replaying those positions), so the fan-out waits for its
   slowest retry, and a retry never parks the run mid-group.
@@ -310,9 +311,13 @@ class AsyncContext:
             fresh.append((i, tool, call, raw_digest))
         sent = self._group_commit(fresh, refusals, staged, failed)
         retrying: list[tuple[int, Tool, ToolCall]] = []
+        unknown: list[tuple[int, Tool, ToolCall, str]] = []
 
         async def child(i: int, tool: Tool, call: ToolCall) -> None:
             kind, value = await ainvoke(tool, call)
+            if dispatch.is_unknown(tool, kind, value):  # reconciled after the siblings
+                unknown.append((i, tool, call, dispatch.why_unknown(kind, value)))
+                return
 
             def settled() -> Any:  # the wave's rules: a retry's wait comes after the siblings
                 out = dispatch.settle(ctx, tool, call, kind, value, defer_retry=True)
@@ -341,6 +346,16 @@ class AsyncContext:
             raise _first_leaf(eg) from None
         finally:
             ctx.children_in_flight.difference_update(steps_in_flight)
+        for i, tool, call, why in sorted(unknown, key=lambda u: u[2].step):
+            # every sibling is recorded: reconcile the lost answers, in step order (a resend
+            # is awaited here; one that cannot be reconciled stops the fan-out)
+            try:
+                results[i] = await self._settling(
+                    tool, lambda t=tool, c=call, w=why: rt.policy.reconcile(ctx, t, c, w))
+            except FATAL:
+                raise
+            except (MinirtError, ToolError) as exc:
+                failed[i] = exc
         retrying.sort(key=lambda r: r[2].step)
         for i, tool, call in retrying:  # every sibling is recorded: the durable waits, in step
             # order (one not due parks the run; the fan-out waits for its slowest retry)
