@@ -24,7 +24,21 @@ order, their intents are journaled in ONE write before any is sent, then they ru
 ``asyncio.TaskGroup``; each result is journaled as it arrives, so the journal's order is the
 order of completion (``minirt.scheduler.completion_order`` reads it), while the results are
 returned in list order. A crash mid-fan-out loses no finished sibling; an unfinished one is an
-intent without an outcome, reconciled on replay like any other.
+intent without an outcome, reconciled on replay like any other. It follows the rules of the
+synchronous wave (:mod:`minirt.scheduler`), through the same :mod:`minirt.dispatch` functions:
+
+- with commit checks (a hook's ``at_intent_commit``: the approval gate's revocations and
+  cumulative limits), the one write is one store transaction, inside which every child's
+  checks run in step order (``dispatch.check_at_commit``); a refused child is journaled as its
+  ``tool_rejected`` instead of its intent, in that transaction (fault point ``inside_commit``);
+- an answered error vs an unknown outcome is ``dispatch.is_unknown``'s call: an unknown one is
+  reconciled after every sibling is recorded, in step order (its resend awaited then; one that
+  cannot be reconciled stops the fan-out without cancelling a sibling in flight); an answer is
+  settled by ``dispatch.settle(defer_retry=True)`` as it arrives: an answered error the tool's
+  retry policy retries has its failed attempt journaled then, and its durable wait and next attempt
+  (``dispatch.retry_attempt``) come after every sibling is recorded, in step order: a wait not
+  yet due parks the run (resumed by replaying those positions), so the fan-out waits for its
+  slowest retry, and a retry never parks the run mid-group.
 
 **Cancellation** is asyncio's: a ``CancelledError`` that reaches a tool call or a model call
 (the workflow's task was cancelled, or the tool raised it) becomes the run's cancellation path
@@ -272,8 +286,8 @@ class AsyncContext:
         slots = [ctx.claim_position() for _ in items]
         results: list[Any] = [None] * len(items)
         failed: dict[int, BaseException] = {}
-        fresh: list[tuple[int, Tool, ToolCall]] = []
-        events: list[Any] = []
+        fresh: list[tuple[int, Tool, ToolCall, str]] = []
+        refusals: list[Any] = []
         staged: dict[str, str | None] = {}
         for i, ((_, args), tool, (p, pos)) in enumerate(zip(items, tools, slots, strict=True)):
             raw_digest = steps.safe_digest(args)
@@ -290,50 +304,117 @@ class AsyncContext:
             try:
                 call, kv = dispatch.prepare(ctx, tool, p, args)
             except MinirtError as exc:
-                events.append(dispatch.rejection(ctx, p, tool.name, raw_digest, exc))
+                refusals.append(dispatch.rejection(ctx, p, tool.name, raw_digest, exc))
                 failed[i] = exc
                 continue
             staged.update(kv)
-            events.append(dispatch.intent_event(ctx, tool, call, raw_digest))
-            fresh.append((i, tool, call))
-        if events:  # ONE write: every intent (and refusal) of the fan-out, before any is sent
-            events.sort(key=lambda e: e.step)
-            for _, tool, call in fresh:
-                rt.faults.hit("before_intent", step=call.step, tool=tool.name)
-            ctx.append(*events, kv=staged or None)
-            for _, tool, call in fresh:
-                rt.faults.hit("after_intent", step=call.step, tool=tool.name)
+            fresh.append((i, tool, call, raw_digest))
+        sent = self._group_commit(fresh, refusals, staged, failed)
+        retrying: list[tuple[int, Tool, ToolCall]] = []
+        unknown: list[tuple[int, Tool, ToolCall, str]] = []
 
         async def child(i: int, tool: Tool, call: ToolCall) -> None:
             kind, value = await ainvoke(tool, call)
+            if dispatch.is_unknown(tool, kind, value):  # reconciled after the siblings
+                unknown.append((i, tool, call, dispatch.why_unknown(kind, value)))
+                return
+
+            def settled() -> Any:  # the wave's rules: a retry's wait comes after the siblings
+                out = dispatch.settle(ctx, tool, call, kind, value, defer_retry=True)
+                if out is dispatch.RETRY_SCHEDULED:
+                    retrying.append((i, tool, call))
+                return out
+
             try:  # journaled as it completes: the journal keeps the order of completion
-                results[i] = await self._settling(
-                    tool, lambda: dispatch.settle(ctx, tool, call, kind, value))
+                results[i] = await self._settling(tool, settled)
             except FATAL:
                 raise
             except (MinirtError, ToolError) as exc:
                 failed[i] = exc
 
-        steps_in_flight = [call.step for _, _, call in fresh]
+        steps_in_flight = [call.step for _, _, call in sent]
         ctx.children_in_flight.update(steps_in_flight)
         try:
             async with asyncio.TaskGroup() as group:
-                for i, tool, call in fresh:
+                for i, tool, call in sent:
                     group.create_task(child(i, tool, call))
         except asyncio.CancelledError:  # the group has awaited every child's end: none runs
             ctx.children_in_flight.difference_update(steps_in_flight)
-            self.cancelled(f"a fan-out of {len(fresh)} calls")
+            self.cancelled(f"a fan-out of {len(sent)} calls")
             raise
         except BaseExceptionGroup as eg:  # a crash or a fatal error in a child: raise it as is
             raise _first_leaf(eg) from None
         finally:
             ctx.children_in_flight.difference_update(steps_in_flight)
+        for i, tool, call, why in sorted(unknown, key=lambda u: u[2].step):
+            # every sibling is recorded: reconcile the lost answers, in step order (a resend
+            # is awaited here; one that cannot be reconciled stops the fan-out)
+            try:
+                results[i] = await self._settling(
+                    tool, lambda t=tool, c=call, w=why: rt.policy.reconcile(ctx, t, c, w))
+            except FATAL:
+                raise
+            except (MinirtError, ToolError) as exc:
+                failed[i] = exc
+        retrying.sort(key=lambda r: r[2].step)
+        for i, tool, call in retrying:  # every sibling is recorded: the durable waits, in step
+            # order (one not due parks the run; the fan-out waits for its slowest retry)
+            try:
+                results[i] = await self._settling(
+                    tool, lambda t=tool, c=call: dispatch.retry_attempt(ctx, t, c))
+            except FATAL:
+                raise
+            except (MinirtError, ToolError) as exc:
+                failed[i] = exc
         if return_errors:
             for i, exc in failed.items():
                 results[i] = exc
         elif failed:
             raise failed[min(failed, key=lambda i: slots[i][0])]
         return results
+
+    def _group_commit(self, fresh: list[tuple[int, Tool, ToolCall, str]], refusals: list[Any],
+                      staged: dict[str, str | None], failed: dict[int, BaseException]
+                      ) -> list[tuple[int, Tool, ToolCall]]:
+        """ONE write: every fresh intent and every refusal of the fan-out, before any is sent.
+
+        With commit checks (a hook's ``at_intent_commit``: the approval gate's revocations and
+        cumulative limits) the write is one store transaction, inside which each fresh child's
+        checks run (:func:`minirt.dispatch.check_at_commit`, in step order, as the synchronous
+        wave does); a child they refuse is journaled as its ``tool_rejected`` instead of its
+        intent, in the same transaction, and its error goes to ``failed``. Returns the children
+        whose intents committed (the ones to send)."""
+        ctx, rt = self.ctx, self.ctx.runtime
+        if not fresh and not refusals:
+            return []
+        for _, tool, call, _ in fresh:
+            rt.faults.hit("before_intent", step=call.step, tool=tool.name)
+        sent: list[tuple[int, Tool, ToolCall]] = []
+        events = list(refusals)
+        if not dispatch.has_commit_checks(ctx):
+            for i, tool, call, raw_digest in fresh:
+                events.append(dispatch.intent_event(ctx, tool, call, raw_digest))
+                sent.append((i, tool, call))
+            events.sort(key=lambda e: e.step)
+            ctx.append(*events, kv=staged or None)
+        else:
+            with rt.store.transaction():
+                for i, tool, call, raw_digest in sorted(fresh, key=lambda f: f[2].step):
+                    try:
+                        dispatch.check_at_commit(ctx, tool, call)
+                    except dispatch.CommitRefused as refused:
+                        events.append(dispatch.rejection(ctx, call.step, tool.name, raw_digest,
+                                                         refused.error))
+                        failed[i] = refused.error
+                        continue
+                    events.append(dispatch.intent_event(ctx, tool, call, raw_digest))
+                    sent.append((i, tool, call))
+                events.sort(key=lambda e: e.step)
+                ctx.append(*events, kv=staged or None)
+                rt.faults.hit("inside_commit", step=events[0].step, tool="fan-out")
+        for _, tool, call in sent:
+            rt.faults.hit("after_intent", step=call.step, tool=tool.name)
+        return sent
 
     # -- waits ---------------------------------------------------------------------------------
 
