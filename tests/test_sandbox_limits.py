@@ -123,3 +123,37 @@ def test_reading_the_solution_from_disk_wins_only_without_the_confinement(
         "with the confinement off the attack no longer reads the answer: this test no longer "
         "shows the confinement is what stops it")
     assert catalog.get("08").slug == "08-cancellation"
+
+
+@pytest.mark.skipif(not ROOT_ON_LINUX, reason="hiding needs root on Linux")
+def test_another_clone_of_the_course_elsewhere_on_the_disk_is_hidden_too() -> None:
+    """A stranger's attack: glob the disk for any `solutions/` folder (a second clone, another
+    checkout, a copy left in /tmp) and exec its answer. Every non-system top-level folder, /tmp
+    included, is covered, so a world-readable clone there is gone for the learner's process."""
+    import secrets
+    import shutil
+
+    tag = secrets.token_hex(4)
+    others = [Path("/") / f"minirt-probe-{tag}", Path("/tmp") / f"minirt-probe-{tag}"]
+    answers = [o / "clone" / "solutions" / "01-run-state-machines" / "drill.ipynb" for o in others]
+    try:
+        for other, answer in zip(others, answers, strict=True):
+            answer.parent.mkdir(parents=True)
+            for p in (other, other / "clone", answer.parent.parent, answer.parent):
+                p.chmod(0o755)
+            answer.write_text("{}", encoding="utf-8")
+            answer.chmod(0o644)
+        probe = ("import glob\nfound = []\ndirect = []\n"
+                 f"for other, answer in {[(str(o), str(a)) for o, a in zip(others, answers, strict=True)]!r}:\n"
+                 "    found += glob.glob(other + '/*/solutions/*/*')\n"
+                 "    try:\n        open(answer).read()\n        direct.append('ok')\n"
+                 "    except Exception as exc:\n        direct.append(type(exc).__name__)\n")
+        with sandbox.LearnerProcess(ROOT / "build", hide=[ROOT]) as p:
+            p.root.load([["answer", "probe", probe]])
+            out = p.root.run_until("probe", ["found", "direct"])
+        assert not out["errors"], out["errors"]
+        assert out["values"]["found"] == [], out["values"]
+        assert out["values"]["direct"] == ["FileNotFoundError", "FileNotFoundError"], out["values"]
+    finally:
+        for other in others:
+            shutil.rmtree(other, ignore_errors=True)

@@ -17,7 +17,12 @@ What it does, in order:
    ``minirt`` package) is covered by an empty read-only tmpfs, and only the *kept* folders under
    them (the filtered copy of ``minirt`` on ``sys.path``, the virtualenv's library folders) are
    bound back, read-only. ``solutions/``, ``minirt/grading/``, ``tests/``, the gradebook and
-   every other file of the course root are then absent for this process and its children.
+   every other file of the course root are then absent for this process and its children. So
+   is every top-level folder that is not the system's (:data:`SYSTEM_DIRS`: ``/usr``, ``/etc``,
+   ``/dev``, ...) and not an ancestor of the process's own folder: ``/tmp``, ``/home``,
+   ``/srv``, ``/opt``, ``/var``, ``/work`` or wherever else other copies of the course may sit
+   (the sandbox puts the process's own folder in ``/dev/shm`` when it can, so ``/tmp`` is
+   covered too).
 3. **Dropping root**: ``setgroups([])``, ``setgid``/``setuid`` to ``nobody`` (65534), after
    giving it its own working folder and an ``RLIMIT_NPROC`` (no fork bomb). It can then neither
    undo the mounts nor write anywhere but its folder and world-writable places, nor signal,
@@ -31,10 +36,11 @@ Guarantees: with (2) and (3) the kernel enforces that the submission cannot read
 course root, whatever Python it runs; :func:`apply` returns a short list saying which layers are
 in force (the oracle records it in its notes). Not guaranteed: (4) is **not** a security
 boundary (CPython's audit hooks can be bypassed by code that reaches raw memory or a C function
-some other way, e.g. ``_posixsubprocess`` already imported by the standard library); and no
-layer hides *other copies* of the course elsewhere on the disk (a second clone is readable by
-``nobody`` if its files are world-readable) unless they are listed in the environment variable
-``MINIRT_GRADING_HIDE`` (``os.pathsep``-separated) when grading starts.
+some other way, e.g. ``_posixsubprocess`` already imported by the standard library); and with
+(2) a copy of the course under a *system* folder (``/usr``, ``/etc``, ``/dev/shm``, or ``/tmp``
+when the process's own folder had to be made there) stays readable by ``nobody`` if its files
+are world-readable, unless it is listed in the environment variable ``MINIRT_GRADING_HIDE``
+(``os.pathsep``-separated) when grading starts.
 """
 
 from __future__ import annotations
@@ -52,6 +58,10 @@ MNT_DETACH = 2
 NOBODY = 65534
 FILE_LIMIT = 64 * 1024 * 1024
 NPROC = 2048
+#: Top-level folders left visible by the mount namespace (the system's); every other top-level
+#: folder is covered unless it holds the process's own folder (see step 2 above).
+SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "dev",
+                         "proc", "sys", "run"})
 
 
 class Confinement(dict):
@@ -129,6 +139,20 @@ def _hide(libc: Any, hide: list[str], keep: list[str], workdir: str) -> None:
         mount(None, h, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
 
 
+def _other_top_level(workdir: str) -> list[str]:
+    """Every top-level folder that is not a system folder, a symlink or an ancestor of
+    ``workdir``: where other copies of the course (a second clone, another user's home) live."""
+    out = []
+    for name in sorted(os.listdir("/")):
+        path = os.path.join("/", name)
+        if name in SYSTEM_DIRS or os.path.islink(path) or not os.path.isdir(path):
+            continue
+        if _under(os.path.realpath(workdir), os.path.realpath(path)):
+            continue
+        out.append(os.path.realpath(path))
+    return out
+
+
 def _closed_ancestors(keep: list[str]) -> list[str]:
     """For each kept folder, its topmost ancestor that other users cannot enter (``/root`` when
     Python lives under ``/root/.pyenv``): covered like a hidden folder, so the kept folders can be
@@ -192,8 +216,8 @@ def apply(spec: dict[str, Any]) -> list[str]:
     hide = [os.path.realpath(h) for h in spec.get("hide", []) if os.path.isdir(h)]
     keep = [os.path.realpath(k) for k in spec.get("keep", []) if os.path.isdir(k)]
     root = os.geteuid() == 0 and spec.get("uid") is not None and spec.get("mount", True)
-    if root:
-        hide += _closed_ancestors(keep)
+    if root and sys.platform.startswith("linux"):
+        hide += _closed_ancestors(keep) + _other_top_level(workdir)
     hide = [h for h in dict.fromkeys(hide) if not any(h != o and _under(h, o) for o in hide)]
     keep = [k for k in dict.fromkeys(keep) if any(_under(k, h) for h in hide)]
     keep = [k for k in keep if not any(k != o and _under(k, o) for o in keep)]

@@ -204,6 +204,17 @@ class CheckerRoot:
         return out
 
 
+def _workdir_parent(isolate: bool) -> str | None:
+    """Where the learner's own folder goes: ``/dev/shm`` when the process will be confined as
+    root on Linux (so the confinement can cover ``/tmp`` too, see minirt.course.confine), else
+    the default temporary folder."""
+    shm = "/dev/shm"
+    if (isolate and sys.platform.startswith("linux") and os.geteuid() == 0
+            and os.path.isdir(shm) and os.access(shm, os.W_OK)):
+        return shm
+    return None
+
+
 class LearnerProcess:
     """One learner's process and the checker's end of its channel."""
 
@@ -214,7 +225,7 @@ class LearnerProcess:
         """`hide`: folders the process must not read (the course root); the real minirt package
         and ``MINIRT_GRADING_HIDE`` are always added. `cpu_seconds`/`memory_bytes` 0: no limit.
         `isolate` False: no mount namespace nor user change, only the audit hook (tests)."""
-        self.workdir = Path(tempfile.mkdtemp(prefix="minirt-learner-"))
+        self.workdir = Path(tempfile.mkdtemp(prefix="minirt-learner-", dir=_workdir_parent(isolate)))
         self.capture_path = self.workdir / "output.txt"
         self.cpu_seconds = cpu_seconds
         self.cpu_used: float | None = None  # CPU seconds the process used, once it has ended
