@@ -96,3 +96,26 @@ HEIGHT_JS = """() => {
   const below = status ? status.getBoundingClientRect().height : 0;
   return Math.ceil(cells[cells.length - 1].getBoundingClientRect().bottom + below + 40);
 }""".replace("__CELLS__", _CELLS)
+
+# The theme the page shows, the output area's background colour (the first opaque one up the
+# tree), and every SVG output per cell: an <img> data URL or inline <svg> markup.
+PICTURES_JS = """() => {
+  const area = document.querySelector('.jp-OutputArea-output') || document.body;
+  let el = area, bg = 'rgba(0, 0, 0, 0)';
+  while (el) {
+    const c = getComputedStyle(el).backgroundColor;
+    if (c && !/rgba\\(.*,\\s*0\\)$/.test(c) && c !== 'transparent') { bg = c; break; }
+    el = el.parentElement;
+  }
+  const cells = (__CELLS__)(document).map(c => {
+    const svgs = [];
+    for (const o of c.querySelectorAll('[data-mime-type="image/svg+xml"]')) {
+      const img = o.querySelector('img'), svg = o.querySelector('svg');
+      if (img) svgs.push(img.getAttribute('src') || '');
+      else if (svg) svgs.push(svg.outerHTML);
+    }
+    return svgs;
+  });
+  return {light: document.body.dataset.jpThemeLight, name: document.body.dataset.jpThemeName,
+          bg, cells};
+}""".replace("__CELLS__", _CELLS)
