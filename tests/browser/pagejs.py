@@ -97,25 +97,25 @@ HEIGHT_JS = """() => {
   return Math.ceil(cells[cells.length - 1].getBoundingClientRect().bottom + below + 40);
 }""".replace("__CELLS__", _CELLS)
 
-# The theme the page shows, the output area's background colour (the first opaque one up the
-# tree), and every SVG output per cell: an <img> data URL or inline <svg> markup.
+# The theme the page shows, and every SVG output per cell (an <img> data URL or inline <svg>
+# markup) with the colour it is drawn on: the first opaque background from the picture up the tree.
 PICTURES_JS = """() => {
-  const area = document.querySelector('.jp-OutputArea-output') || document.body;
-  let el = area, bg = 'rgba(0, 0, 0, 0)';
-  while (el) {
-    const c = getComputedStyle(el).backgroundColor;
-    if (c && !/rgba\\(.*,\\s*0\\)$/.test(c) && c !== 'transparent') { bg = c; break; }
-    el = el.parentElement;
-  }
+  const ground = (start) => {
+    for (let el = start; el; el = el.parentElement) {
+      const c = getComputedStyle(el).backgroundColor;
+      if (c && !/rgba\\(.*,\\s*0\\)$/.test(c) && c !== 'transparent') return c;
+    }
+    return 'rgba(0, 0, 0, 0)';
+  };
   const cells = (__CELLS__)(document).map(c => {
     const svgs = [];
     for (const o of c.querySelectorAll('[data-mime-type="image/svg+xml"]')) {
       const img = o.querySelector('img'), svg = o.querySelector('svg');
-      if (img) svgs.push(img.getAttribute('src') || '');
-      else if (svg) svgs.push(svg.outerHTML);
+      if (img) svgs.push({src: img.getAttribute('src') || '', bg: ground(img)});
+      else if (svg) svgs.push({src: svg.outerHTML, bg: ground(svg)});
     }
     return svgs;
   });
   return {light: document.body.dataset.jpThemeLight, name: document.body.dataset.jpThemeName,
-          bg, cells};
+          bg: ground(document.querySelector('.jp-Notebook') || document.body), cells};
 }""".replace("__CELLS__", _CELLS)

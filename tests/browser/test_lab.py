@@ -88,7 +88,8 @@ def test_checks_catch_what_a_learner_would_see(lab_server, browser) -> None:
             assert not seen, f"cell {i} is fine but was reported: {seen}"
         else:
             assert any(words in w for w in seen), \
-                f"cell {i} ({src.splitlines()[-1]!r}) should be reported with {words!r}: {seen}"
+                f"cell {i} ({src.splitlines()[-1]!r}) should be reported with {words!r}: {seen}" \
+                f" (all: {by_cell}; dark pass: {run.dark})"
     assert None not in by_cell, by_cell[None]
     assert result.svgs >= 1 and result.widgets >= 1, (result.svgs, result.widgets)
     assert "https://example.com/canary.png" in result.blocked, result.blocked

@@ -6,7 +6,8 @@ say so (``document.body.dataset.jpThemeLight == "false"``), then checks
 
 - every SVG picture's text against what it is drawn on, or the page's output background read
   from the page (:func:`contrast.text_problems`): a text under 3:1 is a problem naming the cell,
-  the picture and the text;
+  the picture and the text (the ground is read per picture: the first opaque background from
+  the picture up the page, so a picture inside a red stderr block is judged on red);
 - the page again with :func:`checks.problems_in` (overflow, squeezed widgets...): a problem the
   light pass did not already report is reported, marked "in JupyterLab Dark";
 
@@ -114,22 +115,24 @@ class ThemedRun(NotebookRun):
 
     def _check_dark(self, light_seen: set[str]) -> None:
         seen = self.page.evaluate(PICTURES_JS)
-        page = parse_colour(seen["bg"])
-        if not isinstance(page, str):
-            self.problem(f"in {DARK}: cannot read the output background ({seen['bg']!r})")
-            return
-        self.dark.update(name=seen["name"], page=page, pictures=0, texts=0, lowest=None)
+        self.dark.update(name=seen["name"], page=parse_colour(seen["bg"]), pictures=0, texts=0,
+                         lowest=None)
         for i, svgs in enumerate(seen["cells"][:len(self.nb.cells)]):
-            for k, src in enumerate(svgs, start=1):
-                text = svg_source(src)
-                judged = texts_and_grounds(text, page)
+            for k, pic in enumerate(svgs, start=1):
+                ground = parse_colour(pic["bg"])
+                if not isinstance(ground, str):
+                    self.problem(f"in {DARK}, picture {k} of {len(svgs)}: cannot read the colour "
+                                 f"it is drawn on ({pic['bg']!r})", i)
+                    continue
+                text = svg_source(pic["src"])
+                judged = texts_and_grounds(text, ground)
                 self.dark["pictures"] += 1
                 self.dark["texts"] += len(judged)
                 if judged:
                     low = min(t.ratio for t in judged)
                     self.dark["lowest"] = low if self.dark["lowest"] is None \
                         else min(low, self.dark["lowest"])
-                for line in text_problems(text, page):
+                for line in text_problems(text, ground):
                     self.problem(f"in {DARK}, picture {k} of {len(svgs)}: {line}", i)
         if self.dark["pictures"] and not self.dark["texts"]:
             self.problem(f"in {DARK}: no text found to judge in {self.dark['pictures']} picture(s)")
