@@ -99,11 +99,12 @@ class ThemedRun(NotebookRun):
         before = path.read_text(encoding="utf-8") if path.is_file() else None
         light_seen = {str(p) for p in self.result.problems} | \
             {f"cell:{p.cell}" for p in self.result.problems}
-        self.pick_theme(DARK, "false")
-        try:
+        try:  # inside: a switch that half-happened is still undone and its setting restored
+            self.pick_theme(DARK, "false")
             self._check_dark(light_seen)
         finally:
             try:
+                self.page.keyboard.press("Escape")  # a menu a failed step left open
                 self.pick_theme(LIGHT, "true")
             finally:
                 self._restore_setting(before)
