@@ -1,8 +1,8 @@
 """Pictures stay legible in JupyterLab's dark theme: text contrast against what it is drawn on.
 
 The checker (tests/browser/contrast.py) is pure, so it runs here on pictures the course draws,
-without a browser; the browser suite (tests/browser/test_dark_theme.py) runs it on a lesson's
-rendered outputs in the dark theme.
+without a browser; the browser suite (tests/browser/themes.py, from test_lab.py) runs it on
+every lesson's rendered outputs in the dark theme.
 """
 
 from __future__ import annotations

@@ -248,6 +248,9 @@ class NotebookRun:
             out.append(f"widgets but nothing to interact with ({bars} progress bar(s))")
         return out
 
+    def more_checks(self, cells: list[dict[str, Any]]) -> None:
+        """Checks a subclass adds after the ones above, on the same open page (none here)."""
+
     def close(self) -> None:
         """File > Close and Shut Down Notebook; the kernel must be gone afterwards."""
         if self.page.is_closed():
@@ -298,6 +301,7 @@ class NotebookRun:
                 problems_in(self.rel_posix, self.nb, cells, expectations(self.nb), saved))
             if interact:
                 self.interact(cells)
+            self.more_checks(cells)
         except Exception as e:  # a step the browser could not do: a problem, not a crash
             self.problem(f"the browser step failed: {type(e).__name__}: {first_line(str(e))}")
         finally:

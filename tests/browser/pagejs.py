@@ -96,3 +96,26 @@ HEIGHT_JS = """() => {
   const below = status ? status.getBoundingClientRect().height : 0;
   return Math.ceil(cells[cells.length - 1].getBoundingClientRect().bottom + below + 40);
 }""".replace("__CELLS__", _CELLS)
+
+# The theme the page shows, and every SVG output per cell (an <img> data URL or inline <svg>
+# markup) with the colour it is drawn on: the first opaque background from the picture up the tree.
+PICTURES_JS = """() => {
+  const ground = (start) => {
+    for (let el = start; el; el = el.parentElement) {
+      const c = getComputedStyle(el).backgroundColor;
+      if (c && !/rgba\\(.*,\\s*0\\)$/.test(c) && c !== 'transparent') return c;
+    }
+    return 'rgba(0, 0, 0, 0)';
+  };
+  const cells = (__CELLS__)(document).map(c => {
+    const svgs = [];
+    for (const o of c.querySelectorAll('[data-mime-type="image/svg+xml"]')) {
+      const img = o.querySelector('img'), svg = o.querySelector('svg');
+      if (img) svgs.push({src: img.getAttribute('src') || '', bg: ground(img)});
+      else if (svg) svgs.push({src: svg.outerHTML, bg: ground(svg)});
+    }
+    return svgs;
+  });
+  return {light: document.body.dataset.jpThemeLight, name: document.body.dataset.jpThemeName,
+          bg: ground(document.querySelector('.jp-Notebook') || document.body), cells};
+}""".replace("__CELLS__", _CELLS)

@@ -1,6 +1,8 @@
 """Every lesson and every drill source, run from the menu in real JupyterLab in headless Chromium.
 
-A failure names the notebook, the cell (index and first line) and what the page showed. The
+A failure names the notebook, the cell (index and first line) and what the page showed. Every
+lesson is also checked in JupyterLab Dark on the same page, without a re-run
+(:class:`themes.ThemedRun`: picture contrast, overflow, a ``<name>-dark.png`` screenshot). The
 self-test runs a notebook built to fail in known ways, so a check that can no longer fail shows up.
 """
 
@@ -13,6 +15,7 @@ import pytest
 from driver import NotebookRun
 from harness import SHOTS, discover, expectations, shot_name
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from themes import THEME_SETTINGS, ThemedRun
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -25,7 +28,8 @@ NOTEBOOKS = discover()
     or [pytest.param(None, id="none", marks=pytest.mark.skip(reason="no notebooks yet"))],
 )
 def test_notebook_in_jupyterlab(rel: Path, lab_server, browser, record) -> None:
-    run = NotebookRun(lab_server, browser, rel, "lab", SHOTS, shot_name(rel))
+    kind = ThemedRun if rel.parts[0] == "lessons" else NotebookRun
+    run = kind(lab_server, browser, rel, "lab", SHOTS, shot_name(rel))
     result = run.check()
     record(result)
     assert not result.problems, "\n".join(str(p) for p in result.problems)
@@ -54,6 +58,9 @@ CANARY = [
      "cut off"),
     ("from minirt.viz.budget import SVG\nSVG('<svg xmlns=\"http://www.w3.org/2000/svg\" '\n"
      "    'width=\"3000\" height=\"20\"><text x=\"2900\" y=\"15\">fits</text></svg>')", None),
+    ("display({'image/svg+xml': '<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"200\" '\n"
+     "          'height=\"20\"><text x=\"5\" y=\"15\" fill=\"#333333\">dim</text></svg>'}, raw=True)",
+     "in JupyterLab Dark, picture 1 of 1: text 'dim'"),
     ("1 / 0", "raised ZeroDivisionError"),
     ("print('never reached')", "did not run"),
 ]
@@ -69,7 +76,8 @@ def test_checks_catch_what_a_learner_would_see(lab_server, browser) -> None:
     (lab_server.root / rel.parent).mkdir(exist_ok=True)
     nbformat.write(nb, str(lab_server.root / rel))
 
-    result = NotebookRun(lab_server, browser, rel, "lab").check()
+    run = ThemedRun(lab_server, browser, rel, "lab")
+    result = run.check()
 
     by_cell: dict[int | None, list[str]] = {}
     for p in result.problems:
@@ -80,10 +88,14 @@ def test_checks_catch_what_a_learner_would_see(lab_server, browser) -> None:
             assert not seen, f"cell {i} is fine but was reported: {seen}"
         else:
             assert any(words in w for w in seen), \
-                f"cell {i} ({src.splitlines()[-1]!r}) should be reported with {words!r}: {seen}"
+                f"cell {i} ({src.splitlines()[-1]!r}) should be reported with {words!r}: {seen}" \
+                f" (all: {by_cell}; dark pass: {run.dark})"
     assert None not in by_cell, by_cell[None]
     assert result.svgs >= 1 and result.widgets >= 1, (result.svgs, result.widgets)
     assert "https://example.com/canary.png" in result.blocked, result.blocked
+    assert run.dark.get("name") == "JupyterLab Dark" and run.dark["texts"] >= 3, run.dark
+    assert not (lab_server.base / "user-settings" / THEME_SETTINGS).exists(), \
+        "the dark theme setting was left for the next notebook"
 
 
 def test_expectations_follow_viz_imports_and_values() -> None:
