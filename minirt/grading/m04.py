@@ -271,6 +271,12 @@ class FakeProvider:
         raise AssertionError("reconcile must not send; it says redispatch and the runtime does")
 
 
+#: Seconds before the provider's retention ends within which escalating ("unknown") instead of
+#: resending is accepted too (minirt's own ReconcileByLookup keeps margin_for=60 against clock
+#: skew); a resend is never accepted at or past the retention.
+SAFETY_MARGIN = 60.0
+
+
 def expected_resolution(found: bool, result: Any, retention: float | None,
                         elapsed: float) -> tuple[str, Any]:
     """The drill's rule: found -> its result; else past retention (elapsed >= retention) ->
@@ -296,12 +302,17 @@ def _reconcile_property(reconcile: ReconcileFn) -> Callable[[tuple[Any, ...]], s
             return f"reconcile raised {_fmt(exc)}"
         kind = str(getattr(r, "kind", ""))
         want_kind, want_value = expected_resolution(found, result, retention, elapsed)
+        allowed = {want_kind}
+        if (want_kind == "redispatch" and retention is not None
+                and elapsed >= retention - min(SAFETY_MARGIN, retention)):
+            allowed.add("unknown")  # escalating within the safety margin is safe, not wrong
         where = (f"{'found' if found else 'not found'}, {elapsed:g} s after the first send, "
                  f"retention {retention}")
         if tool.log.count("lookup") != 1 or "send" in tool.log:
             return f"({where}) reconcile asked the provider {tool.log}; look it up exactly once"
-        if kind != want_kind:
-            return f"({where}) reconcile answered {kind!r}, expected {want_kind!r}"
+        if kind not in allowed:
+            return (f"({where}) reconcile answered {kind!r}, expected "
+                    f"{' or '.join(repr(k) for k in sorted(allowed))}")
         if want_kind == "result" and not plain_equal(normalise(getattr(r, "value", None)),
                                                      want_value):
             return f"({where}) the result is not the provider's recorded result"
@@ -325,9 +336,10 @@ def check_reconcile_properties(reconcile: ReconcileFn, prop: str,
                     (False, None, 60.0, 0.0), (False, None, RETENTION, 0.5)]
     else:
         strategy = st.tuples(st.booleans(), _json, st.sampled_from([RETENTION, 60.0, None]),
-                             st.sampled_from([-30.0, -1.0, -0.5]))
+                             st.sampled_from([-3600.0, -30.0, -1.0, -0.5]))
         boundary = [(True, {"charge_id": "ch_1", "nested": {"k": [1]}}, RETENTION, -1.0),
-                    (False, None, None, -1.0), (False, None, RETENTION, -1.0)]
+                    (False, None, None, -1.0), (False, None, RETENTION, -1.0),
+                    (False, None, RETENTION, -3600.0)]
     return falsify(prop, strategy, _reconcile_property(reconcile), max_examples=60,
                    examples=boundary, show=lambda c: dict(zip(
                        ("found", "result", "retention_for", "elapsed_minus_retention"), c,
