@@ -16,7 +16,11 @@ event if the run is still at revision r". Two writers that both read revision r 
 Invariants kept here:
 
 - Every transition is an entry of :data:`TRANSITIONS`; anything else raises
-  :class:`IllegalTransition` (or :class:`RunIsTerminal` out of a terminal state).
+  :class:`IllegalTransition` (or :class:`RunIsTerminal` out of a terminal state). The event kinds
+  are :class:`RunEventKind` (a str-enum: its values are the strings stored and sent as JSON); a
+  kind outside it raises :class:`UnknownRunEvent`, an :class:`IllegalTransition`, before any store
+  writes anything (every store applies the event with :func:`apply` before its write). The check
+  costs nothing on a legal event: it runs only once the table lookup has missed.
 - :func:`apply` is pure: it returns a new :class:`Run` with ``revision + 1`` and never mutates.
 - An event carrying an incarnation older than the run's raises :class:`StaleIncarnation` and
   changes nothing.
@@ -49,15 +53,40 @@ class RunState(StrEnum):
     CANCELLED = "cancelled"
 
 
+class RunEventKind(StrEnum):
+    """Everything that can happen to a run (the second key of :data:`TRANSITIONS`).
+
+    A member equals its string, so ``RunEvent("claim")`` and ``RunEvent(RunEventKind.CLAIM)`` are
+    the same event, and stored rows and JSON hold the same values as before the enum existed.
+    """
+
+    CLAIM = "claim"
+    HEARTBEAT = "heartbeat"
+    RELEASE = "release"
+    WAIT = "wait"
+    WAKE = "wake"
+    EFFECT_UNKNOWN = "effect_unknown"
+    EFFECT_RESOLVED = "effect_resolved"
+    COMPLETE = "complete"
+    FAIL = "fail"
+    CANCEL_REQUEST = "cancel_request"
+    CANCELLED = "cancelled"
+
+
+#: The run-event vocabulary as plain strings (a set membership check, no enum lookup).
+RUN_EVENT_KINDS: frozenset[str] = frozenset(k.value for k in RunEventKind)
+
 TERMINAL: frozenset[RunState] = frozenset(
     {RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED}
 )
 
 #: Events a worker sends on behalf of its incarnation: fenced by the incarnation number.
+E = RunEventKind
 FENCED_EVENTS: frozenset[str] = frozenset(
-    {"heartbeat", "release", "wait", "effect_unknown", "effect_resolved", "complete", "fail",
-     "cancelled"}
+    {E.HEARTBEAT, E.RELEASE, E.WAIT, E.EFFECT_UNKNOWN, E.EFFECT_RESOLVED, E.COMPLETE, E.FAIL,
+     E.CANCELLED}
 )
+del E
 
 S = RunState
 #: The whole state machine: (state, event kind) -> next state. Nothing else is legal.
@@ -100,6 +129,18 @@ class IllegalTransition(RunError):
 
     fields = ("run_id", "state", "event")
     template = "run {run_id}: event {event!r} is not allowed in state {state!r}"
+
+
+class UnknownRunEvent(IllegalTransition):
+    """An event whose kind is not a :class:`RunEventKind` (a typo, or a kind from elsewhere).
+
+    Not an :class:`IllegalTransition` of a known kind: no state of the table accepts it. Raised
+    by :func:`check_transition` (so by :func:`apply` and every store write) before anything is
+    written.
+    """
+
+    template = ("run {run_id}: {event!r} is not a run event (the known kinds: "
+                + ", ".join(k.value for k in RunEventKind) + ")")
 
 
 class RunIsTerminal(IllegalTransition):
@@ -238,6 +279,8 @@ def check_transition(run: Run, event: RunEvent) -> RunState:
         raise RunIsTerminal(run_id=run.run_id, state=run.state.value, event=event.kind)
     target = TRANSITIONS.get((run.state, event.kind))
     if target is None:
+        if event.kind not in RUN_EVENT_KINDS:
+            raise UnknownRunEvent(run_id=run.run_id, state=run.state.value, event=event.kind)
         raise IllegalTransition(run_id=run.run_id, state=run.state.value, event=event.kind)
     if event.kind in FENCED_EVENTS and event.incarnation != run.incarnation:
         raise StaleIncarnation(run_id=run.run_id, event=event.kind,

@@ -59,3 +59,31 @@ def test_minirt_cancel_is_the_module_on_a_fresh_import_and_after_importing_it():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["True", "True", "True", "True"]
+
+
+# -- run events --------------------------------------------------------------------------------
+
+def test_the_transition_table_speaks_the_run_event_vocabulary():
+    from minirt.run import FENCED_EVENTS, RUN_EVENT_KINDS, TRANSITIONS, RunEventKind
+
+    assert {kind for _, kind in TRANSITIONS} == set(RunEventKind) == RUN_EVENT_KINDS
+    assert FENCED_EVENTS <= RUN_EVENT_KINDS
+    assert RunEventKind.CLAIM == "claim" and json.dumps(RunEventKind.WAKE) == '"wake"'
+
+
+def test_an_unknown_run_event_is_refused_by_name_before_the_store_writes(tmp_path: Path):
+    from minirt.run import IllegalTransition, RunEvent, RunEventKind, UnknownRunEvent
+
+    store = SQLiteStore(tmp_path / "runs.sqlite")
+    try:
+        store.create_run("r1", "wf", "{}", at=0.0)
+        before = store.get_run("r1").run
+        with pytest.raises(UnknownRunEvent) as err:
+            store.transition("r1", RunEvent("clam", at=1.0, worker_id="w"))
+        assert isinstance(err.value, IllegalTransition) and "'clam'" in str(err.value)
+        after = store.get_run("r1").run
+        assert after == before  # no revision spent, no state moved
+        claimed = store.transition("r1", RunEvent(RunEventKind.CLAIM, at=1.0, worker_id="w"))
+        assert claimed.incarnation == 1
+    finally:
+        store.close()
