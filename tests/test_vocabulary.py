@@ -87,3 +87,48 @@ def test_an_unknown_run_event_is_refused_by_name_before_the_store_writes(tmp_pat
         assert claimed.incarnation == 1
     finally:
         store.close()
+
+
+# -- journal event kinds: closed, extended only by registration ---------------------------------
+
+@pytest.fixture
+def registry():
+    from minirt.kinds import KNOWN_EVENT_KINDS
+
+    saved = set(KNOWN_EVENT_KINDS)
+    yield KNOWN_EVENT_KINDS
+    KNOWN_EVENT_KINDS.clear()
+    KNOWN_EVENT_KINDS.update(saved)
+
+
+def test_an_application_kind_is_accepted_once_registered(registry, tmp_path: Path):
+    from minirt.kinds import register_event_kinds
+    from minirt.run import RunEvent
+    from minirt.store.base import NewEvent, UnknownEventKind
+
+    store = SQLiteStore(tmp_path / "runs.sqlite")
+    try:
+        store.create_run("r1", "wf", "{}", at=0.0)
+        inc = store.transition("r1", RunEvent("claim", at=0.0, worker_id="w")).incarnation
+        note = NewEvent("shipping_note", None, "{}", 1.0)
+        with pytest.raises(UnknownEventKind):
+            store.append("r1", inc, [note])
+        assert "shipping_note" in register_event_kinds("shipping_note")
+        assert [e.kind for e in store.append("r1", inc, [note])] == ["shipping_note"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("bad", ["", "Tool_Result", "a b", "1st", 7])
+def test_a_kind_that_is_not_snake_case_text_cannot_be_registered(registry, bad):
+    from minirt.kinds import register_event_kinds
+
+    with pytest.raises(ValueError, match="snake_case"):
+        register_event_kinds(bad)
+    assert bad not in registry
+
+
+def test_the_registry_holds_all_of_minirts_vocabulary():
+    from minirt.kinds import KNOWN_EVENT_KINDS
+
+    assert set(EventKind) <= KNOWN_EVENT_KINDS
