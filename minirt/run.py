@@ -17,10 +17,12 @@ Invariants kept here:
 
 - Every transition is an entry of :data:`TRANSITIONS`; anything else raises
   :class:`IllegalTransition` (or :class:`RunIsTerminal` out of a terminal state). The event kinds
-  are :class:`RunEventKind` (a str-enum: its values are the strings stored and sent as JSON); a
-  kind outside it raises :class:`UnknownRunEvent`, an :class:`IllegalTransition`, before any store
-  writes anything (every store applies the event with :func:`apply` before its write). The check
-  costs nothing on a legal event: it runs only once the table lookup has missed.
+  are :class:`RunEventKind` (a str-enum: its values are the strings stored and sent as JSON).
+- A store refuses an event whose kind is outside it with :class:`UnknownRunEvent` (an
+  :class:`IllegalTransition`) before it writes or reads anything (:func:`check_run_event`, one
+  set membership, first thing in every store's ``transition``). :func:`check_transition` itself
+  keeps raising a plain :class:`IllegalTransition` for such a kind: the pure function is the
+  course's drill (module 01), whose learners refuse every pair outside the table the same way.
 - :func:`apply` is pure: it returns a new :class:`Run` with ``revision + 1`` and never mutates.
 - An event carrying an incarnation older than the run's raises :class:`StaleIncarnation` and
   changes nothing.
@@ -135,8 +137,8 @@ class UnknownRunEvent(IllegalTransition):
     """An event whose kind is not a :class:`RunEventKind` (a typo, or a kind from elsewhere).
 
     Not an :class:`IllegalTransition` of a known kind: no state of the table accepts it. Raised
-    by :func:`check_transition` (so by :func:`apply` and every store write) before anything is
-    written.
+    by :func:`check_run_event`, which every store's ``transition`` calls before anything is
+    written; the pure :func:`check_transition` raises a plain :class:`IllegalTransition`.
     """
 
     template = ("run {run_id}: {event!r} is not a run event (the known kinds: "
@@ -268,6 +270,16 @@ class RunEvent:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+def check_run_event(run_id: str, event: RunEvent) -> None:
+    """Raise :class:`UnknownRunEvent` if ``event``'s kind is not a :class:`RunEventKind`.
+
+    Every store calls it first in ``transition``, before its transaction: a typo is refused by
+    name and nothing is read, locked or written.
+    """
+    if event.kind not in RUN_EVENT_KINDS:
+        raise UnknownRunEvent(run_id=run_id, state="?", event=event.kind)
+
+
 def check_transition(run: Run, event: RunEvent) -> RunState:
     """Return the state ``event`` moves ``run`` to, or raise the named error.
 
@@ -279,8 +291,6 @@ def check_transition(run: Run, event: RunEvent) -> RunState:
         raise RunIsTerminal(run_id=run.run_id, state=run.state.value, event=event.kind)
     target = TRANSITIONS.get((run.state, event.kind))
     if target is None:
-        if event.kind not in RUN_EVENT_KINDS:
-            raise UnknownRunEvent(run_id=run.run_id, state=run.state.value, event=event.kind)
         raise IllegalTransition(run_id=run.run_id, state=run.state.value, event=event.kind)
     if event.kind in FENCED_EVENTS and event.incarnation != run.incarnation:
         raise StaleIncarnation(run_id=run.run_id, event=event.kind,

@@ -491,6 +491,7 @@ def test_a_runtime_resumes_a_crashed_run_on_a_reopened_store(store_url):
 # -- the journal's vocabulary is closed (minirt.kinds) -------------------------------------------
 
 def test_an_unknown_event_kind_is_refused_by_every_write_before_anything_is_written(store):
+    from minirt.run import UnknownRunEvent
     from minirt.store.base import UnknownEventKind
 
     typo = ev("tool_reslt")
@@ -505,6 +506,9 @@ def test_an_unknown_event_kind_is_refused_by_every_write_before_anything_is_writ
     with pytest.raises(UnknownEventKind):
         store.transition("r1", RunEvent("heartbeat", at=T0 + 1, incarnation=run.incarnation),
                          events=[typo])
+    with pytest.raises(UnknownRunEvent) as unknown:  # a run event's kind, too (minirt.run)
+        store.transition("r1", RunEvent("hartbeat", at=T0 + 1, incarnation=run.incarnation))
+    assert "'hartbeat'" in str(unknown.value)
     store.create_run("r2", "wf", "{}", T0)
     with pytest.raises(UnknownEventKind):
         store.claim_next("w2", T0, 30.0, events=[typo])

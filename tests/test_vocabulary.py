@@ -72,7 +72,19 @@ def test_the_transition_table_speaks_the_run_event_vocabulary():
 
 
 def test_an_unknown_run_event_is_refused_by_name_before_the_store_writes(tmp_path: Path):
-    from minirt.run import IllegalTransition, RunEvent, RunEventKind, UnknownRunEvent
+    from minirt.run import (
+        IllegalTransition,
+        Run,
+        RunEvent,
+        RunEventKind,
+        UnknownRunEvent,
+        check_transition,
+    )
+
+    # the pure function (module 01's drill) refuses it as any pair outside the table
+    with pytest.raises(IllegalTransition) as plain:
+        check_transition(Run("r1"), RunEvent("clam"))
+    assert type(plain.value) is IllegalTransition
 
     store = SQLiteStore(tmp_path / "runs.sqlite")
     try:

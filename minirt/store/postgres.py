@@ -69,6 +69,7 @@ from ..run import (
     RunState,
     StaleIncarnation,
     apply,
+    check_run_event,
 )
 from .base import (
     GENESIS,
@@ -332,6 +333,7 @@ class PostgresStore:
         The run's row is locked first, so a fenced event is checked against the incarnation that
         is current at commit time.
         """
+        check_run_event(run_id, event)  # an unknown kind, by name, before the txn
         check_event_kinds(events)  # before anything is written
         with self.transaction() as db:
             row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"

@@ -48,6 +48,7 @@ from ..run import (
     RunState,
     StaleIncarnation,
     apply,
+    check_run_event,
 )
 from .base import (
     GENESIS,
@@ -279,6 +280,7 @@ class SQLiteStore:
         """Apply ``event`` (compare-and-set on the revision) and append ``events``, atomically."""
         from ..run import RevisionConflict
 
+        check_run_event(run_id, event)  # an unknown kind, by name, before the txn
         check_event_kinds(events)  # before anything is written
         with self._txn() as db:
             row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"
