@@ -6,14 +6,20 @@ string, so code and SQL written with bare strings keep working. New code writes 
 member, so a typo is a NameError at import time instead of an event nobody reads.
 
 Guarantees: the list is complete for minirt itself (a test runs every scenario and checks each
-journal against it). Not guaranteed: that an application's own events (written with
-:func:`minirt.journal.new_event`) use it; the store accepts any kind.
+journal against it), and it is closed: both stores refuse to append an event whose kind is not
+known (:func:`minirt.store.base.check_event_kinds`, raising ``UnknownEventKind`` before anything
+is written). An application or a course scenario with events of its own (written with
+:func:`minirt.journal.new_event`) registers their kinds once, at import, with
+:func:`register_event_kinds`. Not guaranteed: that a registered kind means anything to replay
+(the journal's replay rules know only the kinds listed here); registration is process-wide and
+cannot be undone, and a registered kind may not shadow one of minirt's.
 
 Imports nothing of minirt.
 """
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from types import SimpleNamespace
 
@@ -62,3 +68,24 @@ class EventKind(StrEnum):
 #: an enum member costs a Python-level ``__format__`` each time the store chains an event
 #: (about 0.4 µs), and the events it comes back in are compared at every replayed position.
 KIND = SimpleNamespace(**{member.name: member.value for member in EventKind})
+
+
+#: Every kind a store accepts: minirt's own and those registered by applications. Read by
+#: :func:`minirt.store.base.check_event_kinds` on every append (one set membership per event);
+#: changed only by :func:`register_event_kinds`.
+KNOWN_EVENT_KINDS: set[str] = {member.value for member in EventKind}
+
+_KIND_TEXT = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+def register_event_kinds(*kinds: str) -> frozenset[str]:
+    """Let the stores accept journal events of ``kinds`` (an application's own). Idempotent.
+
+    A kind is lower-case ``snake_case`` text; anything else raises :class:`ValueError` naming it.
+    Returns the kinds now known.
+    """
+    for kind in kinds:
+        if not isinstance(kind, str) or not _KIND_TEXT.match(kind):
+            raise ValueError(f"event kind {kind!r}: not lower-case snake_case text")
+    KNOWN_EVENT_KINDS.update(kinds)
+    return frozenset(KNOWN_EVENT_KINDS)

@@ -16,7 +16,13 @@ event if the run is still at revision r". Two writers that both read revision r 
 Invariants kept here:
 
 - Every transition is an entry of :data:`TRANSITIONS`; anything else raises
-  :class:`IllegalTransition` (or :class:`RunIsTerminal` out of a terminal state).
+  :class:`IllegalTransition` (or :class:`RunIsTerminal` out of a terminal state). The event kinds
+  are :class:`RunEventKind` (a str-enum: its values are the strings stored and sent as JSON).
+- A store refuses an event whose kind is outside it with :class:`UnknownRunEvent` (an
+  :class:`IllegalTransition`) before it writes or reads anything (:func:`check_run_event`, one
+  set membership, first thing in every store's ``transition``). :func:`check_transition` itself
+  keeps raising a plain :class:`IllegalTransition` for such a kind: the pure function is the
+  course's drill (module 01), whose learners refuse every pair outside the table the same way.
 - :func:`apply` is pure: it returns a new :class:`Run` with ``revision + 1`` and never mutates.
 - An event carrying an incarnation older than the run's raises :class:`StaleIncarnation` and
   changes nothing.
@@ -49,15 +55,40 @@ class RunState(StrEnum):
     CANCELLED = "cancelled"
 
 
+class RunEventKind(StrEnum):
+    """Everything that can happen to a run (the second key of :data:`TRANSITIONS`).
+
+    A member equals its string, so ``RunEvent("claim")`` and ``RunEvent(RunEventKind.CLAIM)`` are
+    the same event, and stored rows and JSON hold the same values as before the enum existed.
+    """
+
+    CLAIM = "claim"
+    HEARTBEAT = "heartbeat"
+    RELEASE = "release"
+    WAIT = "wait"
+    WAKE = "wake"
+    EFFECT_UNKNOWN = "effect_unknown"
+    EFFECT_RESOLVED = "effect_resolved"
+    COMPLETE = "complete"
+    FAIL = "fail"
+    CANCEL_REQUEST = "cancel_request"
+    CANCELLED = "cancelled"
+
+
+#: The run-event vocabulary as plain strings (a set membership check, no enum lookup).
+RUN_EVENT_KINDS: frozenset[str] = frozenset(k.value for k in RunEventKind)
+
 TERMINAL: frozenset[RunState] = frozenset(
     {RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED}
 )
 
 #: Events a worker sends on behalf of its incarnation: fenced by the incarnation number.
+E = RunEventKind
 FENCED_EVENTS: frozenset[str] = frozenset(
-    {"heartbeat", "release", "wait", "effect_unknown", "effect_resolved", "complete", "fail",
-     "cancelled"}
+    {E.HEARTBEAT, E.RELEASE, E.WAIT, E.EFFECT_UNKNOWN, E.EFFECT_RESOLVED, E.COMPLETE, E.FAIL,
+     E.CANCELLED}
 )
+del E
 
 S = RunState
 #: The whole state machine: (state, event kind) -> next state. Nothing else is legal.
@@ -100,6 +131,18 @@ class IllegalTransition(RunError):
 
     fields = ("run_id", "state", "event")
     template = "run {run_id}: event {event!r} is not allowed in state {state!r}"
+
+
+class UnknownRunEvent(IllegalTransition):
+    """An event whose kind is not a :class:`RunEventKind` (a typo, or a kind from elsewhere).
+
+    Not an :class:`IllegalTransition` of a known kind: no state of the table accepts it. Raised
+    by :func:`check_run_event`, which every store's ``transition`` calls before anything is
+    written; the pure :func:`check_transition` raises a plain :class:`IllegalTransition`.
+    """
+
+    template = ("run {run_id}: {event!r} is not a run event (the known kinds: "
+                + ", ".join(k.value for k in RunEventKind) + ")")
 
 
 class RunIsTerminal(IllegalTransition):
@@ -225,6 +268,16 @@ class RunEvent:
     worker_id: str | None = None
     lease_for: float = 30.0
     detail: dict[str, Any] = field(default_factory=dict)
+
+
+def check_run_event(run_id: str, event: RunEvent) -> None:
+    """Raise :class:`UnknownRunEvent` if ``event``'s kind is not a :class:`RunEventKind`.
+
+    Every store calls it first in ``transition``, before its transaction: a typo is refused by
+    name and nothing is read, locked or written.
+    """
+    if event.kind not in RUN_EVENT_KINDS:
+        raise UnknownRunEvent(run_id=run_id, state="?", event=event.kind)
 
 
 def check_transition(run: Run, event: RunEvent) -> RunState:

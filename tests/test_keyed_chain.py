@@ -355,9 +355,9 @@ def test_a_resume_verifies_the_journal_before_it_writes_and_replays_only_verifie
     rt.start("support", {"order": "ord_43"}, run_id="ticket-43")
     claimed = store.transition("ticket-43", RunEvent("claim", at=clock.now(), worker_id="w"))
     other = SQLiteStore(tmp_path / "runs.sqlite", chain_key=KEY)
-    other.append("ticket-43", claimed.incarnation, [NewEvent("note", None, "{}", clock.now())])
+    other.append("ticket-43", claimed.incarnation, [NewEvent("operator", None, "{}", clock.now())])
     checked.clear()
-    assert [e.kind for e in store.read("ticket-43")] == ["run_started", "note"]
+    assert [e.kind for e in store.read("ticket-43")] == ["run_started", "operator"]
     assert checked == [("ticket-43", 1), ("ticket-43", 2)]
     other.close()
     store.close()

@@ -486,3 +486,33 @@ def test_a_runtime_resumes_a_crashed_run_on_a_reopened_store(store_url):
         assert [e.incarnation for e in rt2.store.read(rid)][-1] == 2
     finally:
         rt2.close()
+
+
+# -- the journal's vocabulary is closed (minirt.kinds) -------------------------------------------
+
+def test_an_unknown_event_kind_is_refused_by_every_write_before_anything_is_written(store):
+    from minirt.run import UnknownRunEvent
+    from minirt.store.base import UnknownEventKind
+
+    typo = ev("tool_reslt")
+    with pytest.raises(UnknownEventKind) as err:
+        store.create_run("r0", "wf", "{}", T0, events=[ev("run_started", None), typo])
+    assert "tool_reslt" in str(err.value)
+    with pytest.raises(RunNotFound):
+        store.get_run("r0")  # the run itself was not created either
+    run = claimed(store)
+    with pytest.raises(UnknownEventKind):
+        store.append("r1", run.incarnation, [ev(), typo], kv={"k": "v"})
+    with pytest.raises(UnknownEventKind):
+        store.transition("r1", RunEvent("heartbeat", at=T0 + 1, incarnation=run.incarnation),
+                         events=[typo])
+    with pytest.raises(UnknownRunEvent) as unknown:  # a run event's kind, too (minirt.run)
+        store.transition("r1", RunEvent("hartbeat", at=T0 + 1, incarnation=run.incarnation))
+    assert "'hartbeat'" in str(unknown.value)
+    store.create_run("r2", "wf", "{}", T0)
+    with pytest.raises(UnknownEventKind):
+        store.claim_next("w2", T0, 30.0, events=[typo])
+    assert store.read("r1") == [] and store.kv_get("r1", "k") is None
+    assert store.get_run("r1").run == run  # no revision spent
+    assert store.get_run("r2").run.state is RunState.PENDING  # not claimed
+    assert [e.kind for e in store.append("r1", run.incarnation, [ev()])] == ["step"]

@@ -59,3 +59,88 @@ def test_minirt_cancel_is_the_module_on_a_fresh_import_and_after_importing_it():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["True", "True", "True", "True"]
+
+
+# -- run events --------------------------------------------------------------------------------
+
+def test_the_transition_table_speaks_the_run_event_vocabulary():
+    from minirt.run import FENCED_EVENTS, RUN_EVENT_KINDS, TRANSITIONS, RunEventKind
+
+    assert {kind for _, kind in TRANSITIONS} == set(RunEventKind) == RUN_EVENT_KINDS
+    assert FENCED_EVENTS <= RUN_EVENT_KINDS
+    assert RunEventKind.CLAIM == "claim" and json.dumps(RunEventKind.WAKE) == '"wake"'
+
+
+def test_an_unknown_run_event_is_refused_by_name_before_the_store_writes(tmp_path: Path):
+    from minirt.run import (
+        IllegalTransition,
+        Run,
+        RunEvent,
+        RunEventKind,
+        UnknownRunEvent,
+        check_transition,
+    )
+
+    # the pure function (module 01's drill) refuses it as any pair outside the table
+    with pytest.raises(IllegalTransition) as plain:
+        check_transition(Run("r1"), RunEvent("clam"))
+    assert type(plain.value) is IllegalTransition
+
+    store = SQLiteStore(tmp_path / "runs.sqlite")
+    try:
+        store.create_run("r1", "wf", "{}", at=0.0)
+        before = store.get_run("r1").run
+        with pytest.raises(UnknownRunEvent) as err:
+            store.transition("r1", RunEvent("clam", at=1.0, worker_id="w"))
+        assert isinstance(err.value, IllegalTransition) and "'clam'" in str(err.value)
+        after = store.get_run("r1").run
+        assert after == before  # no revision spent, no state moved
+        claimed = store.transition("r1", RunEvent(RunEventKind.CLAIM, at=1.0, worker_id="w"))
+        assert claimed.incarnation == 1
+    finally:
+        store.close()
+
+
+# -- journal event kinds: closed, extended only by registration ---------------------------------
+
+@pytest.fixture
+def registry():
+    from minirt.kinds import KNOWN_EVENT_KINDS
+
+    saved = set(KNOWN_EVENT_KINDS)
+    yield KNOWN_EVENT_KINDS
+    KNOWN_EVENT_KINDS.clear()
+    KNOWN_EVENT_KINDS.update(saved)
+
+
+def test_an_application_kind_is_accepted_once_registered(registry, tmp_path: Path):
+    from minirt.kinds import register_event_kinds
+    from minirt.run import RunEvent
+    from minirt.store.base import NewEvent, UnknownEventKind
+
+    store = SQLiteStore(tmp_path / "runs.sqlite")
+    try:
+        store.create_run("r1", "wf", "{}", at=0.0)
+        inc = store.transition("r1", RunEvent("claim", at=0.0, worker_id="w")).incarnation
+        note = NewEvent("shipping_note", None, "{}", 1.0)
+        with pytest.raises(UnknownEventKind):
+            store.append("r1", inc, [note])
+        assert "shipping_note" in register_event_kinds("shipping_note")
+        assert [e.kind for e in store.append("r1", inc, [note])] == ["shipping_note"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("bad", ["", "Tool_Result", "a b", "1st", 7])
+def test_a_kind_that_is_not_snake_case_text_cannot_be_registered(registry, bad):
+    from minirt.kinds import register_event_kinds
+
+    with pytest.raises(ValueError, match="snake_case"):
+        register_event_kinds(bad)
+    assert bad not in registry
+
+
+def test_the_registry_holds_all_of_minirts_vocabulary():
+    from minirt.kinds import KNOWN_EVENT_KINDS
+
+    assert set(EventKind) <= KNOWN_EVENT_KINDS

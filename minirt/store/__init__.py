@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from .base import Event, JournalCorrupted, NewEvent, RunRecord, Store, StoreFault, StoreFull
+from .base import (
+    Event,
+    JournalCorrupted,
+    NewEvent,
+    RunRecord,
+    Store,
+    StoreFault,
+    StoreFull,
+    UnknownEventKind,
+)
 from .sqlite import SQLiteStore, StoreUnreadable
 
 
@@ -18,4 +27,4 @@ def open_store(url: str) -> Store:
 
 
 __all__ = ["Event", "JournalCorrupted", "NewEvent", "RunRecord", "SQLiteStore", "Store",
-           "StoreFault", "StoreFull", "StoreUnreadable", "open_store"]
+           "StoreFault", "StoreFull", "StoreUnreadable", "UnknownEventKind", "open_store"]

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple, Protocol
 
 from ..canonical import canonical_json
 from ..errors import MinirtError
+from ..kinds import KNOWN_EVENT_KINDS
 from ..run import Run, RunEvent
 from .chainkey import PREFIX as KEYED_PREFIX
 from .chainkey import ChainKeys, ChainKeyUnknown
@@ -102,6 +103,24 @@ class StoreArgumentInvalid(MinirtError):
 class ArtifactMissing(MinirtError):
     fields = ("digest",)
     template = "artifact {digest} is referenced but not stored"
+
+
+class UnknownEventKind(MinirtError):
+    """A journal event whose kind is neither minirt's (:class:`minirt.kinds.EventKind`) nor
+    registered (:func:`minirt.kinds.register_event_kinds`): a typo, or an application's kind
+    that was never registered. Raised by every store write before anything is written."""
+
+    fields = ("kind",)
+    template = ("event kind {kind!r} is not known: not one of minirt.kinds.EventKind, and not "
+                "registered with minirt.kinds.register_event_kinds")
+
+
+def check_event_kinds(events: Sequence[NewEvent]) -> None:
+    """Raise :class:`UnknownEventKind` for the first event of ``events`` whose kind the stores
+    do not accept. One set membership per event; every store calls it before its write."""
+    for e in events:
+        if e.kind not in KNOWN_EVENT_KINDS:
+            raise UnknownEventKind(kind=e.kind)
 
 
 @dataclass(frozen=True)

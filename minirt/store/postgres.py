@@ -69,6 +69,7 @@ from ..run import (
     RunState,
     StaleIncarnation,
     apply,
+    check_run_event,
 )
 from .base import (
     GENESIS,
@@ -86,6 +87,7 @@ from .base import (
     StoreFull,
     artifact_refs,
     chain,
+    check_event_kinds,
     check_prune_age,
     index_from,
     not_storable,
@@ -290,6 +292,7 @@ class PostgresStore:
 
     def create_run(self, run_id: str, workflow: str, input_json: str, at: float,
                    events: Sequence[NewEvent] = ()) -> RunRecord:
+        check_event_kinds(events)  # before anything is written
         with self.transaction() as db:
             cur = db.execute(
                 "INSERT INTO runs (run_id, workflow, input_json, state, revision, incarnation,"
@@ -330,6 +333,8 @@ class PostgresStore:
         The run's row is locked first, so a fenced event is checked against the incarnation that
         is current at commit time.
         """
+        check_run_event(run_id, event)  # an unknown kind, by name, before the txn
+        check_event_kinds(events)  # before anything is written
         with self.transaction() as db:
             row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"
                              " WHERE run_id=%s FOR UPDATE", (run_id,)).fetchone()
@@ -366,6 +371,7 @@ class PostgresStore:
         ``FOR UPDATE SKIP LOCKED``: a run another worker is claiming or writing right now is
         skipped, not waited for.
         """
+        check_event_kinds(events)  # before anything is written
         sql = (f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs WHERE (state=%s OR (state IN (%s,%s,%s)"
                " AND lease_expires_at < %s))")
         args: list[Any] = [RunState.PENDING.value, RunState.RUNNING.value,
@@ -425,6 +431,7 @@ class PostgresStore:
         returns only after the commit holding its rows. Inside an open :meth:`transaction`
         the append joins it instead.
         """
+        check_event_kinds(events)  # before anything is written, or queued
         if self._group is None or self._depth:
             with self.transaction() as db:
                 return self._append_body(db, run_id, incarnation, events, lease_until, kv)

@@ -48,6 +48,7 @@ from ..run import (
     RunState,
     StaleIncarnation,
     apply,
+    check_run_event,
 )
 from .base import (
     GENESIS,
@@ -66,6 +67,7 @@ from .base import (
     StoreFull,
     artifact_refs,
     chain,
+    check_event_kinds,
     check_prune_age,
     index_from,
     not_storable,
@@ -240,6 +242,7 @@ class SQLiteStore:
 
     def create_run(self, run_id: str, workflow: str, input_json: str, at: float,
                    events: Sequence[NewEvent] = ()) -> RunRecord:
+        check_event_kinds(events)  # before anything is written
         with self._txn() as db:
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
                 raise DuplicateRun(run_id=run_id)
@@ -277,6 +280,8 @@ class SQLiteStore:
         """Apply ``event`` (compare-and-set on the revision) and append ``events``, atomically."""
         from ..run import RevisionConflict
 
+        check_run_event(run_id, event)  # an unknown kind, by name, before the txn
+        check_event_kinds(events)  # before anything is written
         with self._txn() as db:
             row = db.execute(f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs"
                              " WHERE run_id=?", (run_id,)).fetchone()
@@ -306,6 +311,7 @@ class SQLiteStore:
                    events: Sequence[NewEvent] = ()) -> RunRecord | None:
         """Claim the oldest runnable run (pending, or leased with an expired lease), or None.
         ``events`` (the claim's journal record) are appended in the same transaction."""
+        check_event_kinds(events)  # before anything is written
         sql = (f"SELECT {_RUN_COLS}, last_seq, last_digest FROM runs WHERE (state=? OR (state IN (?,?,?)"
                " AND lease_expires_at < ?))")
         args: list[Any] = [RunState.PENDING.value, RunState.RUNNING.value,
@@ -364,6 +370,7 @@ class SQLiteStore:
         every caller returns only after the commit holding its rows. Inside an open
         :meth:`transaction` the append joins that transaction instead.
         """
+        check_event_kinds(events)  # before anything is written, or queued
         group = self._group
         if group is not None and not self._depth:
             # Alone (no commit being led, the connection free): commit at once, as without
