@@ -10,6 +10,7 @@ Not guaranteed: anything about a Hub configured without the class-driver service
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import time
 import urllib.error
@@ -92,7 +93,11 @@ class Hub:
         Raises HubError with the traceback when the code raises."""
         kernel = self.user(user, "POST", "api/kernels", data={"name": "python3"})
         try:
-            return asyncio.run(self._execute(user, kernel["id"], code, timeout))
+            # In a thread of its own: a sync Playwright session earlier in the same pytest
+            # process leaves an event loop running in this thread, where asyncio.run refuses.
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                return pool.submit(asyncio.run,
+                                   self._execute(user, kernel["id"], code, timeout)).result()
         finally:
             try:
                 self.user(user, "DELETE", f"api/kernels/{kernel['id']}")
