@@ -67,8 +67,13 @@ def course_copy():
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Run the lesson-time checks after the notebooks were executed in this same session, so
-    they judge this run's times (tests/test_notebooks.py writes build/notebook-times.json)."""
+    """Run the browser suite after everything else but the lesson-time checks, and those last.
+
+    The browser suite's session-wide sync Playwright keeps an event loop running in the main
+    thread until the session ends, so ``asyncio.run`` (the async runtime's tests, the hub's
+    kernel client) would refuse to run after it. The lesson-time checks judge this run's
+    times, so they come after tests/test_notebooks.py wrote build/notebook-times.json."""
     late = [i for i in items if i.nodeid.startswith("tests/test_lesson_times.py")]
-    if late:
-        items[:] = [i for i in items if i not in late] + late
+    browser = [i for i in items if i.nodeid.startswith("tests/browser/") and i not in late]
+    if late or browser:
+        items[:] = [i for i in items if i not in late and i not in browser] + browser + late
