@@ -58,6 +58,7 @@ __all__ = [
     "GradedCellsChanged",
     "InvalidLearner",
     "NbgraderFailed",
+    "DrillChangedSinceGraded",
     "NoDrill",
     "NotANotebook",
     "NotebookMissing",
@@ -121,6 +122,13 @@ class InvalidLearner(CourseError):
 
 class NbgraderFailed(CourseError):
     kind = "nbgrader-failed"
+
+
+class DrillChangedSinceGraded(NbgraderFailed):
+    """The drill's source gained or lost cells since attempts were graded in this gradebook;
+    nbgrader refuses to regenerate it while those submissions exist."""
+
+    kind = "drill-changed"
 
 
 class FeedbackLeak(CourseError):
@@ -517,7 +525,19 @@ def generate_release(
         args.append(f"--CourseDirectory.release_directory={out_root}")
     if db_url is not None:
         args.append(f"--CourseDirectory.db_url={db_url}")
-    _run_nbgrader(lay, args, f"generate-{module.slug}", verbose=verbose)
+    try:
+        _run_nbgrader(lay, args, f"generate-{module.slug}", verbose=verbose)
+    except NbgraderFailed as exc:
+        log = lay.build / "logs" / f"generate-{module.slug}.log"
+        if log.is_file() and "Cannot add or remove cells" in log.read_text(encoding="utf-8"):
+            raise DrillChangedSinceGraded(
+                f"drill {module.id} ({module.slug}) changed since it was last graded here: cells "
+                "were added or removed, and nbgrader will not regenerate a drill that has graded "
+                f"attempts in the gradebook. Run `./course reset {module.id}` (it lists what it "
+                "removes, its graded attempts included, and asks first), then grade again; your "
+                "notebook in drills/ is kept"
+            ) from exc
+        raise
     out = out_root / module.slug / NOTEBOOK_NAME
     if not out.is_file():
         raise NbgraderFailed(f"nbgrader generate_assignment wrote no {out}")

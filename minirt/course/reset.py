@@ -7,8 +7,10 @@ autograded/, feedback/, the generated release in build/release/, logs/, and the 
 list.
 
 Invariant: only paths under the course's build/ folder that grading makes are ever listed; the
-learner's drills/ and lessons/ are never touched. For one module the gradebook stays (it holds
-every module; nbgrader re-registers a drill on its next grade), and the plan says so.
+learner's drills/ and lessons/ are never touched. For one module the gradebook file stays (it
+holds every module) but that module's assignment and its graded attempts are removed from it
+(nbgrader's ``Gradebook.remove_assignment``), so a drill whose cells changed can be registered
+again; the plan says so.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class ResetPlan:
     paths: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     state: list[str] = field(default_factory=list)  # progress/evidence that nbgrade.reset forgets
+    assignments: list[str] = field(default_factory=list)  # removed from the gradebook (one module)
 
 
 def plan(module_id: str | None = None, course_root: str | None = None) -> ResetPlan:
@@ -51,9 +54,11 @@ def plan(module_id: str | None = None, course_root: str | None = None) -> ResetP
         db = Path(lay.db_url[len("sqlite:///"):]) if lay.db_url.startswith("sqlite:///") else None
         if db is not None and db.is_file():
             out.paths.append(db)
-    elif lay.db_url.startswith("sqlite:///"):
-        out.notes.append("the gradebook (build/gradebook.db) keeps this module's old scores; "
-                         "`reset` without a module removes it")
+    else:
+        known = _gradebook_assignments(lay.db_url)
+        out.assignments = sorted(slug for slug in slugs if slug in known)
+        out.state += [f"the gradebook's record of {slug} (its graded attempts)"
+                      for slug in out.assignments]
     progress = nbgrade.load_progress(lay.root)
     for m in modules:
         if m.id in progress or nbgrade.read_evidence(m.id, lay.root):
@@ -62,10 +67,27 @@ def plan(module_id: str | None = None, course_root: str | None = None) -> ResetP
     return out
 
 
+def _gradebook_assignments(db_url: str) -> set[str]:
+    """The assignments the gradebook knows (empty when there is no gradebook yet)."""
+    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).is_file():
+        return set()
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        return {a.name for a in gb.assignments}
+
+
 def remove(p: ResetPlan, course_root: str | None = None) -> list[str]:
     """Delete what `p` lists and forget the progress; return what was removed."""
     lay = nbgrade.layout(course_root)
     removed = nbgrade.reset(p.module, lay.root)
+    if p.assignments:
+        from nbgrader.api import Gradebook
+
+        with Gradebook(lay.db_url) as gb:
+            for slug in p.assignments:
+                gb.remove_assignment(slug)
+                removed.append(f"gradebook: {slug}")
     for path in p.paths:
         if path.is_dir():
             shutil.rmtree(path)
