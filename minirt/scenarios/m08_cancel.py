@@ -23,6 +23,7 @@ while the first guest email is in flight instead.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,14 +88,21 @@ def booking_agent(ctx: Any, order: dict[str, Any]) -> dict[str, Any]:
 
 
 class CancelWhile:
-    """A tool wrapper: the operator's cancel arrives while this call is in flight."""
+    """A tool wrapper: the operator's cancel arrives while this call is in flight.
+
+    The request is written during the ``nth`` call of this tool to start (a call resent at the
+    same step counts once), under a lock: a call of the same tool that starts meanwhile (a
+    sibling in a fan-out wave) waits until the request is durable, so every call in flight then
+    ends after ``cancel_requested``, whatever the threads' timing."""
 
     def __init__(self, inner: Any, request: Request, store_path: Path, clock: FakeClock,
                  *, nth: int = 1) -> None:
         self.inner, self.request, self.store_path, self.clock = inner, request, store_path, clock
-        self.nth = nth  # cancel during the nth call of this tool (by step order)
+        self.nth = nth  # cancel during the nth call of this tool to start
         self.name, self.effect = inner.name, inner.effect
         self.seen: set[int] = set()
+        self._lock = threading.Lock()
+        self._requested = False
 
     def __getattr__(self, attr: str) -> Any:  # lookup, retention_for, delivery, has_lookup...
         return getattr(self.inner, attr)
@@ -103,13 +111,15 @@ class CancelWhile:
         return self.inner.prepare(args, scopes)
 
     def invoke(self, call: ToolCall) -> Any:
-        self.seen.add(call.step)
-        if len([s for s in self.seen if s <= call.step]) == self.nth:
-            other = SQLiteStore(self.store_path)  # another process's connection
-            try:
-                self.request(other, call.run_id, REASON, self.clock.now())
-            finally:
-                other.close()
+        with self._lock:
+            self.seen.add(call.step)
+            if len(self.seen) == self.nth and not self._requested:
+                other = SQLiteStore(self.store_path)  # another process's connection
+                try:
+                    self.request(other, call.run_id, REASON, self.clock.now())
+                finally:
+                    other.close()
+                self._requested = True
         return self.inner.invoke(call)
 
 
