@@ -201,22 +201,37 @@ def check(db: Path, ledger: Path, trial: Trial) -> None:
         store.close()
 
 
-def one_trial(workdir: Path, kind: str, rng: random.Random) -> Trial:
+def calibrate(workdir: Path) -> float:
+    """Seconds a crash-free worker takes from "ready" to its exit on this machine, now."""
+    db, ledger = workdir / "runs.sqlite", workdir / "ledger.sqlite"
+    _ledger(ledger)
+    proc = _spawn(db, ledger, "start")
+    assert proc.stdout is not None
+    proc.stdout.readline()  # "ready"
+    t0 = time.monotonic()
+    _finish(proc)
+    return time.monotonic() - t0
+
+
+def one_trial(workdir: Path, kind: str, rng: random.Random, span: float = 0.4) -> Trial:
+    """One trial; kill delays are drawn within the first ``span`` seconds of a worker's work
+    (capped at 0.4 s for the first worker and 0.6 s for a resumer), so kills land mid-work on a
+    fast machine as on a slow one."""
     db, ledger = workdir / "runs.sqlite", workdir / "ledger.sqlite"
     _ledger(ledger)
     trial = Trial(kind)
     first = _spawn(db, ledger, "start")
-    trial.kills += _kill_after(first, rng.uniform(0.0, 0.4))
+    trial.kills += _kill_after(first, rng.uniform(0.0, min(0.4, span)))
     if kind == "race":
         a, b = _spawn(db, ledger, "resume"), _spawn(db, ledger, "resume")
         victim, other = (a, b) if rng.random() < 0.5 else (b, a)
-        trial.kills += _kill_after(victim, rng.uniform(0.0, 0.6))
+        trial.kills += _kill_after(victim, rng.uniform(0.0, min(0.6, span)))
         err = _finish(other)
         if err:
             trial.notes.append(f"racing resumer: {err}")
     elif rng.random() < 0.5:
         second = _spawn(db, ledger, "resume")
-        trial.kills += _kill_after(second, rng.uniform(0.0, 0.6))
+        trial.kills += _kill_after(second, rng.uniform(0.0, min(0.6, span)))
     last = _spawn(db, ledger, "resume")
     err = _finish(last)
     if err:
@@ -232,10 +247,13 @@ def run_trials(n: int, *, seed: int = 1, workdir: Path | None = None,
     trials: list[Trial] = []
     started = time.monotonic()
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        cal = Path(tmp) / "calibration"
+        cal.mkdir()
+        span = 0.9 * calibrate(cal)  # kills within the work a crash-free worker does here
         for i in range(n):
             d = Path(tmp) / f"t{i:04d}"
             d.mkdir()
-            trials.append(one_trial(d, "race" if i % 2 else "kill", rng))
+            trials.append(one_trial(d, "race" if i % 2 else "kill", rng, span))
             if progress and (i + 1) % 10 == 0:
                 bad = sum(t.duplicates + t.losses + t.mismatches + t.unfinished for t in trials)
                 print(f"{i + 1}/{n} trials, {sum(t.kills for t in trials)} kills, "
@@ -243,6 +261,7 @@ def run_trials(n: int, *, seed: int = 1, workdir: Path | None = None,
     totals = {k: sum(getattr(t, k) for t in trials)
               for k in ("kills", "requests", "duplicates", "losses", "mismatches", "unfinished")}
     return {"trials": n, "seed": seed, "seconds": round(time.monotonic() - started, 1),
+            "kill_window_s": round(min(0.4, span), 3),
             "by_kind": {k: sum(1 for t in trials if t.kind == k) for k in ("kill", "race")},
             "killed_trials": sum(1 for t in trials if t.kills), **totals,
             "findings": [asdict(t) for t in trials if t.notes]}
