@@ -27,6 +27,8 @@ guarantees and what it does not):
 - :mod:`minirt.approvals` — Secret, Capability, ApprovalGate: signed single-use receipts bound to
   the digest of the exact effect, re-checked at dispatch
 - :mod:`minirt.scheduler` — ``parallel``: dependency- and conflict-aware waves, deterministic joins
+- :mod:`minirt.race` — ``race``: first of N succeed, losers cancelled, the winner journaled as a
+  decision so a replay returns it
 - :mod:`minirt.cancel` — durable cancellation stages, nested deadlines, bounded cleanup
   (``from minirt import cancel`` is always this module; the request function is ``cancel_run``)
 - :mod:`minirt.dispatch` — the one tool-call pipeline, the ToolCall factory, DispatchPolicy

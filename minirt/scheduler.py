@@ -318,6 +318,14 @@ def _child(scope: ChildScope, tool: Tool, call: ToolCall) -> tuple[str, Any]:
         _local.scope = None
 
 
+def run_child(scope: ChildScope, tool: Tool, call: ToolCall) -> tuple[str, Any]:
+    """The body of a child thread owned by ``scope``, for another fan-out shape
+    (:mod:`minirt.race`): :func:`current_scope` is ``scope`` while the tool runs, and a
+    :class:`ChildCancelled` at a cancellation point comes back as ``("cancelled", None)``;
+    otherwise what :func:`minirt.dispatch.invoke` returns. Journals nothing."""
+    return _child(scope, tool, call)
+
+
 # -- running a fan-out in a workflow -----------------------------------------------------------
 
 FATAL = (UnresolvedIntent, NonDeterminism, RunError, JournalCorrupted, PlanInvalid)
