@@ -7,8 +7,10 @@ workflow takes another branch, and the journal no longer matches (lesson 07 show
 
 :func:`race` makes the winner a recorded fact. Positions: one per entrant (in list order), then
 one **decision** (kind ``decision``, name ``race`` by default) whose output is the completion
-order, the winners and every entrant's fate. Restate does the same for ``RestatePromise.race``
-/ ``any``: it journals the order of completion and replays it.
+order, the winners and every entrant's fate. Restate's combinators do the same: they "log the
+order of completion" and replay it (``RestatePromise.any``, the first success, is this race;
+``RestatePromise.race`` takes the first to settle, success or failure); Temporal's
+``workflow.wait`` is a deterministic ``asyncio.wait`` (``FIRST_COMPLETED``) over its history.
 
 How a race runs (first execution):
 
