@@ -344,3 +344,110 @@ def test_a_loser_blocked_in_its_tool_is_cancelled_or_its_late_answer_is_kept(
     assert [e.kind for e in rt.store.read("r") if e.step == 0][-1] == kind
     assert not [t for t in threading.enumerate() if t.name.startswith("minirt-race")]
     rt.close()
+
+
+# -- the crash sweep: every boundary a race passes, judged by the provider's ledger --------------
+
+class RaceScenario:
+    """Three keyed mirrors race (m1 always says no); the provider's ledger (SQLite, in the
+    workdir) counts each execution under its effect key."""
+
+    name = "race"
+    ref = "test_race:RACE"  # importable with tests/ on the path (the kill test sets it)
+    latency = {"m0": 0.3, "m1": 0.1, "m2": 0.2}
+
+    def setup(self, workdir: Path) -> None:
+        import sqlite3
+
+        con = sqlite3.connect(workdir / "ledger.sqlite")
+        con.execute("CREATE TABLE IF NOT EXISTS ran (key TEXT, mirror TEXT)")
+        con.commit()
+        con.close()
+
+    def make_runtime(self, workdir: Path, *, faults: Any, clock_offset: float,
+                     worker_id: str) -> Runtime:
+        import sqlite3
+
+        clock = FakeClock(1000.0 + clock_offset)
+        seq = RaceSequencer(clock, self.latency)
+
+        def make(name: str) -> FunctionTool:
+            def fn(item: str, call: Any = None) -> Any:
+                def body() -> Any:
+                    con = sqlite3.connect(workdir / "ledger.sqlite")
+                    con.execute("INSERT INTO ran VALUES (?, ?)", (call.effect_key, name))
+                    con.commit()
+                    con.close()
+                    if name == "m1":
+                        raise ToolError(tool=name, reason="no quote")
+                    return {"mirror": name, "item": item}
+                return seq.invoke(call, body)
+            return FunctionTool(fn, name=name, effect=EffectClass.KEYED)
+
+        def wf(ctx: Any, _: Any) -> Any:
+            won = race(ctx, [Call(n, {"item": "A-42"}, name=n) for n in self.latency])
+            return {"winner": won.winners[0], "outcomes": dict(won.outcomes)}
+
+        return Runtime(SQLiteStore(workdir / "runs.sqlite"), tools=[make(n) for n in self.latency],
+                       workflows={"wf": wf}, clock=clock, faults=faults, hooks=[seq],
+                       worker_id=worker_id)
+
+    def start(self, rt: Runtime) -> str:
+        return rt.start("wf", None, run_id="race-1")
+
+    def oracle(self, workdir: Path, rt: Runtime, run_id: str) -> Any:
+        import sqlite3
+
+        from minirt.faults import Outcome, Verdict
+
+        out = rt.outcome(run_id)
+        if out.state is not RunState.SUCCEEDED:
+            return Verdict(Outcome.STUCK, f"state {out.state}")
+        con = sqlite3.connect(workdir / "ledger.sqlite")
+        keys = con.execute("SELECT mirror, COUNT(DISTINCT key) FROM ran GROUP BY mirror").fetchall()
+        con.close()
+        if any(n > 1 for _, n in keys):  # a resend under another key: a second effect
+            return Verdict(Outcome.DUPLICATE, str(keys))
+        winner = out.result()["winner"]
+        if winner == "m1":
+            return Verdict(Outcome.WRONG, "a failing entrant won")
+        journal = Journal.load(rt.store, run_id)
+        open_ = [p for p in range(4) if journal.at(p) is None or journal.at(p).outcome is None]
+        if open_:
+            return Verdict(Outcome.LOST, f"positions without a terminal record: {open_}")
+        ctx = Context(rt, run_id, 99, journal, None)
+        again = race(ctx, [Call(n, {"item": "A-42"}, name=n) for n in self.latency])
+        if again.winners[0] != winner or dict(again.outcomes) != out.result()["outcomes"]:
+            return Verdict(Outcome.WRONG, f"replay gave {again.winners} / {again.outcomes}")
+        return Verdict(Outcome.CLEAN)
+
+
+RACE = RaceScenario()
+
+
+def test_every_crash_point_of_a_race_recovers_to_a_winner_that_replays() -> None:
+    from minirt.faults import boundaries, sweep
+
+    points = boundaries(RACE)
+    assert {"inside_commit", "after_intent", "after_result", "before_decision_record",
+            "after_decision_record"} <= {p for p, _ in points}
+    cells = sweep(RACE)
+    bad = [f"{c.point}#{c.occurrence}: {c.verdict.outcome.value} ({c.verdict.detail})"
+           for c in cells if not c.verdict.ok]
+    assert not bad and len(cells) == len(points), bad
+
+
+@pytest.mark.slow
+def test_a_race_killed_with_sigkill_recovers_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from minirt.faults import crash_once
+
+    here = str(Path(__file__).resolve().parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (here, os.environ.get("PYTHONPATH")) if p))  # the child imports test_race
+
+    for point, n in [("after_result", 1), ("before_decision_record", 1),
+                     ("after_decision_record", 1)]:
+        verdict = crash_once(RACE.ref, point, occurrence=n, mode="kill")
+        assert verdict.ok, (point, verdict)
