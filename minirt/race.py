@@ -20,8 +20,8 @@ How a race runs (first execution):
    parent journals each answer as it arrives (a result, or an answered error: a race does not
    retry an entrant, the other entrants are its retry);
 3. as soon as the ``want``-th success is in hand the scope is cancelled (before that result is
-   journaled, so no sibling starts after the race is won); the losers stop at their next
-   cancellation point, and the race waits for every one of them (no orphan thread);
+   journaled, so a sibling that has not started its tool yet never does); the losers stop at
+   their next cancellation point, and the race waits for every one of them (no orphan thread);
 4. ONE write: a ``tool_error`` record for every entrant that ended without an answer
    (:class:`EntrantCancelled` at a cancellation point, :class:`EntrantUnknown` for a lost
    answer) and the decision. A loser that answered before it saw the cancel keeps its journaled
