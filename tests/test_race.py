@@ -451,3 +451,27 @@ def test_a_race_killed_with_sigkill_recovers_clean(monkeypatch: pytest.MonkeyPat
                      ("after_decision_record", 1)]:
         verdict = crash_once(RACE.ref, point, occurrence=n, mode="kill")
         assert verdict.ok, (point, verdict)
+
+
+def test_an_entrant_a_hook_refuses_is_journaled_as_refused_and_the_others_race(
+        tmp_path: Path) -> None:
+    from minirt.runtime import RuntimeHook
+
+    class NoEU(RuntimeHook):
+        def before_dispatch(self, ctx: Any, tool: Any, call: Any) -> None:
+            if call.tool == "m2":
+                raise ToolError(tool=call.tool, reason="not allowed here")
+
+    mirrors = Mirrors()
+    clock = FakeClock(1000.0)
+    order = [2, 0, 3, 1]
+    seq = RaceSequencer(clock, key=lambda call, finish_at: order.index(call.step))
+    rt = Runtime(SQLiteStore(tmp_path / "r.sqlite"), tools=mirrors.tools(seq),
+                 workflows={"wf": quote}, clock=clock, hooks=[NoEU(), seq])
+    out = rt.run(rt.start("wf", None, run_id="r")).result()
+    assert out["winners"] == ["m0"] and out["outcomes"]["m2"] == FAILED  # m2 would have won
+    assert [e.kind for e in rt.store.read("r") if e.step == 2] == ["tool_rejected"]
+    assert "m2" not in mirrors.ran
+    rt.close()
+    again = replay(tmp_path / "r.sqlite", mirrors, order)
+    assert list(again.winners) == ["m0"] and again.outcomes["m2"] == FAILED
