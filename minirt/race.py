@@ -158,6 +158,9 @@ def _check(ctx: Context, calls: list[Call], want: int) -> list[Tool]:
     for i, c in enumerate(calls):
         if not isinstance(c, Call):
             raise RaceInvalid(reason=f"entrant {i} is {type(c).__name__}, not a Call")
+        if not isinstance(c.args, Mapping):
+            raise RaceInvalid(reason=f"entrant {i} ({c.tool}) has {type(c.args).__name__} "
+                                     "arguments, not a mapping")
         if list(c.after) or _has_ref(c.args):
             raise RaceInvalid(reason=f"entrant {i} ({c.tool}) depends on another call; "
                                      "entrants of a race are independent")

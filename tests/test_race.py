@@ -177,6 +177,7 @@ def test_replay_returns_the_recorded_winner_whatever_the_timing_now(tmp_path: Pa
     ([Call("m0", {"item": "x"}), Call("m1", {"item": "y"}, after=[0])], 1, "depends on"),
     ([Call("m0", {"item": "x"}, name="a"), Call("m1", {"item": "y"}, name="a")], 1, "same name"),
     ([("m0", {"item": "x"})], 1, "not a Call"),
+    ([Call("m0", ["x"])], 1, "not a mapping"),  # type: ignore[arg-type]
 ])
 def test_a_bad_race_is_refused_with_the_reason(tmp_path: Path, calls: Any, want: Any,
                                                reason: str) -> None:
