@@ -281,6 +281,8 @@ def contrast_problems(nb: nbformat.NotebookNode) -> list[str]:
         problems.append(f"every {CONTRAST_MARK!r} cell {where}")
     if any(c.cell_type == "code" and not is_contrast(c) for c in between):
         problems.append(f"only {CONTRAST_MARK!r} code cells {where}")
+    if len(code) > 2:
+        problems.append(f"one or two {CONTRAST_MARK!r} cells (it has {len(code)})")
     lines = sum(code_lines(c.source) for c in code)
     if lines > MAX_CONTRAST_LINES:
         problems.append(f"a contrast of at most {MAX_CONTRAST_LINES} learner lines "
@@ -466,6 +468,8 @@ def test_contrast_checker_names_what_is_missing() -> None:
     wordy = _nb(CONTRAST[0], ("md", "word " * 151), *CONTRAST[2:])
     assert contrast_problems(wordy) == [
         "at most 150 words of prose for the contrast (it has 151)"]
+    three = _nb(*CONTRAST[:3], CONTRAST[2], *CONTRAST[2:])
+    assert contrast_problems(three) == ["one or two '# contrast:' cells (it has 3)"]
     stray = _nb(*CONTRAST, ("code", "# contrast: after the block\nprint(1)\nassert 1"))
     assert contrast_problems(stray) == [
         "every '# contrast:' cell between **Neighbours** and **Explain it without jargon** "
