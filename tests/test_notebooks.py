@@ -93,6 +93,10 @@ def test_notebook_runs_clean(path: Path, tmp_path: Path) -> None:
 
     rel = path.relative_to(ROOT)
     problems = problems_in(nb)
+    if is_lesson:
+        from test_study_blocks import contrast_output_problems
+
+        problems += contrast_output_problems(nb)
     assert not problems, f"{rel}:\n  " + "\n  ".join(problems)
     if is_lesson:
         assert seconds <= LESSON_BUDGET_S, (
