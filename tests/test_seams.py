@@ -260,6 +260,7 @@ MAY_IMPORT = {
     "dispatch": {"canonical", "errors", "idempotency", "journal", "kinds", "resolution",
                  "retry", "store.base", "tools"},
     "retry": {"canonical", "errors", "journal", "kinds", "timers"},
+    "testing.sweep": {"errors", "faults"},  # the crash sweep builds on the core's fault points
 }
 
 
@@ -268,3 +269,12 @@ def test_the_lower_layers_import_only_what_they_may():
     extra = {m: sorted({n.removeprefix("minirt.") for n in graph[f"minirt.{m}"]} - allowed)
              for m, allowed in MAY_IMPORT.items()}
     assert {m: e for m, e in extra.items() if e} == {}
+
+
+def test_the_runtime_imports_nothing_of_the_testing_tools():
+    """minirt.testing (the crash sweep) is reached from course code and tests only; the core's
+    minirt.faults forwards the sweep's old names on first use, not by an import."""
+    graph = _graph()
+    assert "minirt.faults" in graph["minirt.testing.sweep"]  # the graph sees the package
+    runtime = [m for m in graph if not m.startswith(COURSE + TOOLING + ("minirt.testing",))]
+    assert [m for m in runtime if _reaches(graph, m, "minirt.testing.sweep")] == []
