@@ -65,6 +65,15 @@ def course_copy():
     return copy_course
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store for the test, on both stores: a SQLite file, and a fresh PostgreSQL database
+    (``-m postgres``; the module loads ``pytest_plugins = ["pg_fixture"]``, which gives pg_url)."""
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_url")
+    return str(tmp_path / "runs.sqlite")
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
     """Run the browser suite after everything else but the lesson-time checks, and those last.

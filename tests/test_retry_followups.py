@@ -30,11 +30,9 @@ pytest_plugins = ["pg_fixture"]
 RUN = "run-refund-7"
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def url(request: Any, tmp_path: Path) -> str:
-    if request.param == "postgres":
-        return request.getfixturevalue("pg_url")
-    return str(tmp_path / "runs.sqlite")
+@pytest.fixture
+def url(store_url: str) -> str:  # tests/conftest.py: SQLite, and PostgreSQL with -m postgres
+    return store_url
 
 
 # -- 3. ToolContract(retry=...) ------------------------------------------------------------------
