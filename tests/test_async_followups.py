@@ -12,7 +12,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fakes import waves
 from fakes.waves import T0, Shop
 
@@ -25,11 +24,6 @@ from minirt.tools import EffectClass, FunctionTool, ToolCall
 
 pytest_plugins = ["pg_fixture"]
 RUN = "async-refund-7"
-
-
-@pytest.fixture
-def url(store_url: str) -> str:  # tests/conftest.py: SQLite, and PostgreSQL with -m postgres
-    return store_url
 
 
 # -- the approval gate's commit-time checks run for every child of an async fan-out --------------
@@ -49,19 +43,20 @@ async def four_refunds(ctx: Any, inp: Any) -> Any:
     return [shown(r) for r in await ctx.parallel(calls, return_errors=True)]
 
 
-def test_a_cumulative_limit_holds_inside_one_async_fan_out(url: str) -> None:
-    waves.check_a_cumulative_limit_holds_inside_one_wave(new_shop(url, max_total=5000),
+def test_a_cumulative_limit_holds_inside_one_async_fan_out(store_url: str) -> None:
+    waves.check_a_cumulative_limit_holds_inside_one_wave(new_shop(store_url, max_total=5000),
                                                          four_refunds)
 
 
-def test_a_revocation_before_the_async_fan_out_commits_stops_every_child(url: str) -> None:
-    waves.check_a_revocation_before_the_wave_commits_stops_every_child(new_shop(url),
+def test_a_revocation_before_the_async_fan_out_commits_stops_every_child(store_url: str) -> None:
+    waves.check_a_revocation_before_the_wave_commits_stops_every_child(new_shop(store_url),
                                                                        four_refunds)
 
 
-def test_a_crash_inside_the_async_fan_out_commit_rolls_its_reservations_back(url: str) -> None:
+def test_a_crash_inside_the_async_fan_out_commit_rolls_its_reservations_back(
+        store_url: str) -> None:
     waves.check_a_crash_inside_the_wave_commit_rolls_its_reservations_back(
-        new_shop(url, max_total=5000), four_refunds)
+        new_shop(store_url, max_total=5000), four_refunds)
 
 
 # -- a reservation is given back when the provider answered no ----------------------------------
@@ -74,8 +69,8 @@ async def two_waves(ctx: Any, inp: Any) -> Any:
     return out
 
 
-def test_an_answered_error_in_an_async_fan_out_gives_its_reservation_back(url: str) -> None:
-    shop = new_shop(url, max_total=5000, failures=2)
+def test_an_answered_error_in_an_async_fan_out_gives_its_reservation_back(store_url: str) -> None:
+    shop = new_shop(store_url, max_total=5000, failures=2)
     rt = shop.start(two_waves)
     out = rt.run(RUN).result()
     # the first fan-out's 4,000 was refused by the provider: given back, so the second fan-out
@@ -96,9 +91,9 @@ async def fan(ctx: Any, inp: Any) -> Any:
 
 
 def test_async_fan_out_children_are_retried_durably_and_it_waits_for_the_slowest(
-        url: str) -> None:
+        store_url: str) -> None:
     waves.check_children_are_retried_durably_and_the_wave_waits_for_the_slowest(
-        AsyncRuntime, url, fan, asynchronous=True)
+        AsyncRuntime, store_url, fan, asynchronous=True)
 
 
 def test_an_async_child_whose_retries_run_out_fails_the_fan_out_with_its_last_error(

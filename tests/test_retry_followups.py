@@ -30,11 +30,6 @@ pytest_plugins = ["pg_fixture"]
 RUN = "run-refund-7"
 
 
-@pytest.fixture
-def url(store_url: str) -> str:  # tests/conftest.py: SQLite, and PostgreSQL with -m postgres
-    return store_url
-
-
 # -- 3. ToolContract(retry=...) ------------------------------------------------------------------
 
 class Charge(BaseModel):
@@ -116,9 +111,10 @@ def test_a_lost_answer_of_a_wave_child_is_still_reconciled(tmp_path: Path) -> No
     rt.close()
 
 
-def test_wave_children_are_retried_durably_and_the_wave_waits_for_the_slowest(url: str) -> None:
+def test_wave_children_are_retried_durably_and_the_wave_waits_for_the_slowest(
+        store_url: str) -> None:
     waves.check_children_are_retried_durably_and_the_wave_waits_for_the_slowest(
-        Runtime, url, fan, asynchronous=False)
+        Runtime, store_url, fan, asynchronous=False)
 
 
 def test_a_wave_child_whose_retries_run_out_fails_the_fanout_with_its_last_error(
@@ -140,15 +136,15 @@ def four_refunds(ctx: Any, inp: Any) -> Any:
             if isinstance(r, Failed) else r for r in out]
 
 
-def test_a_cumulative_limit_holds_inside_one_wave(url: str) -> None:
+def test_a_cumulative_limit_holds_inside_one_wave(store_url: str) -> None:
     # the store matters: the second child's check reads the first one's reservation inside the
     # same (uncommitted) transaction
-    waves.check_a_cumulative_limit_holds_inside_one_wave(new_shop(url, max_total=5000),
+    waves.check_a_cumulative_limit_holds_inside_one_wave(new_shop(store_url, max_total=5000),
                                                          four_refunds)
 
 
-def test_a_revocation_before_the_wave_commits_stops_every_child(url: str) -> None:
-    waves.check_a_revocation_before_the_wave_commits_stops_every_child(new_shop(url),
+def test_a_revocation_before_the_wave_commits_stops_every_child(store_url: str) -> None:
+    waves.check_a_revocation_before_the_wave_commits_stops_every_child(new_shop(store_url),
                                                                        four_refunds)
 
 
@@ -164,8 +160,8 @@ def five_refunds(ctx: Any, inp: Any) -> Any:
     return out
 
 
-def test_an_answered_error_gives_its_reservation_back(url: str) -> None:
-    shop = new_shop(url, max_total=5000, failures=5)  # every refund refused
+def test_an_answered_error_gives_its_reservation_back(store_url: str) -> None:
+    shop = new_shop(store_url, max_total=5000, failures=5)  # every refund refused
     rt = shop.start(five_refunds)
     out = rt.run(RUN).result()
     # before: the refused refunds' 2,000 stayed reserved; the third call was refused by the
@@ -196,13 +192,13 @@ def test_an_unknown_outcome_keeps_its_reservation(tmp_path: Path) -> None:
     rt.close()
 
 
-def test_a_crash_inside_the_wave_commit_rolls_its_reservations_back(url: str) -> None:
+def test_a_crash_inside_the_wave_commit_rolls_its_reservations_back(store_url: str) -> None:
     waves.check_a_crash_inside_the_wave_commit_rolls_its_reservations_back(
-        new_shop(url, max_total=5000), four_refunds)
+        new_shop(store_url, max_total=5000), four_refunds)
 
 
-def test_a_crash_after_the_error_is_recorded_gives_nothing_back_twice(url: str) -> None:
-    shop = new_shop(url, max_total=5000, failures=5)  # every refund refused
+def test_a_crash_after_the_error_is_recorded_gives_nothing_back_twice(store_url: str) -> None:
+    shop = new_shop(store_url, max_total=5000, failures=5)  # every refund refused
     rt = shop.start(five_refunds)
     rt.close()
     rt = shop.runtime(five_refunds, faults=FaultPlan(crash_at="after_result", occurrence=2))
