@@ -11,9 +11,10 @@ its owner.
 
 Invariant: every kv key that code in ``minirt/`` writes falls under exactly one entry of
 :data:`KV_KEYS` (the longest matching one), and is made only by that entry's ``owner`` or a
-module listed in its ``writers`` (each with the reason; none today). ``tests/test_kvkeys.py`` reads the source
-of ``minirt/`` and checks every write it finds: a new key, or a module that starts writing a
-neighbour's key, fails the test until it is registered here.
+module listed in its ``writers`` (each with the reason; none today). ``tests/test_kvkeys.py``
+reads the source of ``minirt/`` and checks every write it finds (following a call to an owner's
+mapping function into that function): a new key, or a module that starts writing a neighbour's
+key, fails the test until it is registered here.
 
 Guarantees: the documentation of each key in one place, and a named owner to ask before changing
 a key's format. Not guaranteed: anything at run time. Stores do not consult this registry (a write
