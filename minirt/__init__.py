@@ -37,7 +37,8 @@ guarantees and what it does not):
 - :mod:`minirt.budget` — reservations before dispatch across tokens, attempts, time, retries,
   children
 - :mod:`minirt.trace` — spans from durable identities, OpenTelemetry export, the effect report
-- :mod:`minirt.faults` — fault points, the two crash modes, the crash sweep
+- :mod:`minirt.faults` — fault points, the two crash modes (the hook the runtime calls)
+- :mod:`minirt.testing.sweep` — the crash sweep (scenarios, ``crash_once``, ``sweep_all``)
 - :mod:`minirt.world` — providers with their own ledgers (payments, email, booking), over HTTP
 - :mod:`minirt.canonical` — canonical JSON and digests
 - :mod:`minirt.operator` — operator actions (approve, deny, revoke, signal, cancel, resolve),

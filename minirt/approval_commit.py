@@ -46,7 +46,7 @@ from .errors import MinirtError
 
 K_SPENT = "approval:spent:"  # kv: approval:spent:capability:<cap_id> | approval:spent:run -> int
 K_RESERVED = "approval:reserved:"  # kv: approval:reserved:<step> -> {"amount", "keys"}
-K_REVOKED = "revoked:"  # the gate's revocation keys (minirt.approvals.K_REVOKED)
+K_REVOKED = "revoked:"  # kv: revoked:<id> -> when; written by the gate (minirt.approvals)
 
 
 class CumulativeLimitExceeded(MinirtError):

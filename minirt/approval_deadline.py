@@ -27,15 +27,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from .approvals import (
-    K_REQUEST,
     ApprovalForged,
     ApprovalRejected,
     ApprovalRequest,
     Receipt,
     gate_of,
+    publish_request,
     request_approval,
 )
-from .canonical import canonical_json
 from .errors import ToolError
 from .timers import WaitTimedOut
 
@@ -69,12 +68,11 @@ def request_approval_until(ctx: Context, tool: str, args: Mapping[str, Any], *,
     deadline passed and ``on_expiry`` is ``proceed_without``. A rejection, or an expiry under
     ``deny``, raises :class:`~minirt.approvals.ApprovalRejected` (journaled as the refusal)."""
     policy = OnExpiry(on_expiry)
-    gate, rt = gate_of(ctx), ctx.runtime
+    gate = gate_of(ctx)
     p = ctx.position
     req = ApprovalRequest.from_dict(
         ctx.step("approval_request", gate.new_request, ctx, p, tool, dict(args), artifact))
-    rt.store.append(ctx.run_id, ctx.incarnation, [],
-                    kv={K_REQUEST + req.request_id: canonical_json(req.to_dict())})
+    publish_request(ctx, req)
     try:
         decision = ctx.wait_for("approval:" + req.request_id, timeout=timeout)
     except WaitTimedOut as expired:

@@ -46,7 +46,14 @@ from dataclasses import asdict, dataclass, field, fields
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
-from .approval_commit import CommitPlan, check_at_commit, expiry_now, release, store_time
+from .approval_commit import (
+    K_REVOKED,
+    CommitPlan,
+    check_at_commit,
+    expiry_now,
+    release,
+    store_time,
+)
 from .canonical import canonical_json, digest, digest_bytes
 from .errors import MinirtError, ToolError, from_record
 from .retry import UNKNOWN_EXCEPTIONS
@@ -481,7 +488,7 @@ def _hid(*parts: Any) -> str:
 #: The run's kv keys the gate owns: published requests, single-use marks (committed with the
 #: intent), revocations (``revoked:approver:alice``) and the run's capability per tool.
 K_REQUEST, K_USED = "approval:request:", "approval:used:"
-K_REVOKED, K_CAP = "revoked:", "capability:"
+K_CAP = "capability:"  # K_REVOKED ("revoked:") is defined in approval_commit
 
 
 @dataclass
@@ -794,6 +801,14 @@ def gate_of(ctx: Context) -> ApprovalGate:
 
 # -- workflow helpers ---------------------------------------------------------------------------
 
+def publish_request(ctx: Context, req: ApprovalRequest) -> None:
+    """Publish ``req`` for reviewers (kv ``approval:request:<id>``): fenced by the run's
+    incarnation and idempotent, so a caller repeats it on every replay (a crash may fall between
+    the journal write of the request and this one). The one writer of that key."""
+    ctx.runtime.store.append(ctx.run_id, ctx.incarnation, [],
+                             kv={K_REQUEST + req.request_id: canonical_json(req.to_dict())})
+
+
 def request_approval(ctx: Context, tool: str, args: Mapping[str, Any], *,
                      artifact: str | None = None) -> Receipt:
     """Ask a reviewer to approve one exact call; wait durably (WAITING, ``approval:<id>``).
@@ -805,10 +820,7 @@ def request_approval(ctx: Context, tool: str, args: Mapping[str, Any], *,
     p = ctx.position
     req = ApprovalRequest.from_dict(
         ctx.step("approval_request", gate.new_request, ctx, p, tool, dict(args), artifact))
-    # Publish for reviewers: fenced, idempotent, repeated on every replay (a crash may fall
-    # between the journal write and this one).
-    rt.store.append(ctx.run_id, ctx.incarnation, [],
-                    kv={K_REQUEST + req.request_id: canonical_json(req.to_dict())})
+    publish_request(ctx, req)
     rt.faults.hit("approval_requested", run_id=ctx.run_id, request_id=req.request_id)
     decision = ctx.wait_for("approval:" + req.request_id)
     rt.faults.hit("after_approval_recorded", run_id=ctx.run_id, request_id=req.request_id)

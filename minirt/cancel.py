@@ -152,6 +152,12 @@ class _NotYet(BaseException):  # noqa: N818 - control flow inside CancellableRun
 
 # -- the request ------------------------------------------------------------------------------
 
+def cancel_kv(record: dict[str, Any]) -> dict[str, str]:
+    """The kv that stores ``record`` as the run's cancel record, to commit with the cancel event
+    it goes with; this module owns the ``cancel`` key and its format."""
+    return {CANCEL_KEY: canonical_json(record)}
+
+
 def cancel_record(store: Store, run_id: str) -> dict[str, Any] | None:
     """The run's cancel record, or None if nobody asked."""
     raw = store.kv_get(run_id, CANCEL_KEY)

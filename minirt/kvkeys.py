@@ -3,13 +3,18 @@
 A run's kv (:meth:`minirt.store.base.Store.set_kv`, ``kv=`` on ``append``/``transition``) is
 small per-run state committed with the journal. Several modules keep state there; this registry
 says, for each key or key prefix minirt writes, which module owns it (defines its format and is
-the one that writes it) and what it holds.
+the one that writes it) and what it holds. A neighbour that must commit an owner's key in its
+own transaction (a retry's timer with its ``retry_scheduled`` event) takes the mapping from a
+public function of the owner (:func:`minirt.timers.timer_kv`, :func:`minirt.cancel.cancel_kv`)
+or lets the owner write it (:func:`minirt.approvals.publish_request`); the key is then made by
+its owner.
 
 Invariant: every kv key that code in ``minirt/`` writes falls under exactly one entry of
-:data:`KV_KEYS` (the longest matching one), and is written only by that entry's ``owner`` or a
-module listed in its ``writers`` (each with the reason). ``tests/test_kvkeys.py`` reads the source
-of ``minirt/`` and checks every write it finds: a new key, or a module that starts writing a
-neighbour's key, fails the test until it is registered here.
+:data:`KV_KEYS` (the longest matching one), and is made only by that entry's ``owner`` or a
+module listed in its ``writers`` (each with the reason; none today). ``tests/test_kvkeys.py``
+reads the source of ``minirt/`` and checks every write it finds (following a call to an owner's
+mapping function into that function): a new key, or a module that starts writing a neighbour's
+key, fails the test until it is registered here.
 
 Guarantees: the documentation of each key in one place, and a named owner to ask before changing
 a key's format. Not guaranteed: anything at run time. Stores do not consult this registry (a write
@@ -56,19 +61,17 @@ KV_KEYS: tuple[KvKey, ...] = (
           "it (approval decisions arrive as signal:approval:<request_id>)."),
     KvKey("timer:", "minirt.timers",
           "timer:<signal name> -> due time (epoch seconds, JSON number) of a durable timer; the "
-          "due-timer sweep delivers the signal when it is due.",
-          writers=(("minirt.retry", "a scheduled retry parks on a timer of its own name"),)),
+          "due-timer sweep delivers the signal when it is due. A retry's wait commits the kv "
+          "that minirt.timers.timer_kv builds."),
     KvKey("cancel", "minirt.cancel",
           "the run's cancel record (JSON: reason, phase, deadline), written with every cancel "
-          "event in the same transaction.", exact=True,
-          writers=(("minirt.grading.m08",
-                    "the drill-08 grader's reference request path runs cancel's protocol"),)),
+          "event in the same transaction (minirt.cancel.cancel_kv builds it for a neighbour "
+          "that commits its own cancel event).", exact=True),
     KvKey("deadline", "minirt.cancel",
           "the run's own deadline_at (JSON number): when the runtime cancels it.", exact=True),
     KvKey("approval:request:", "minirt.approvals",
-          "approval:request:<request_id> -> the published ApprovalRequest (JSON).",
-          writers=(("minirt.approval_deadline",
-                    "a request with a deadline is published with its timer"),)),
+          "approval:request:<request_id> -> the published ApprovalRequest (JSON), written by "
+          "minirt.approvals.publish_request."),
     KvKey("approval:used:", "minirt.approvals",
           "approval:used:<receipt_id> -> the single-use mark of a receipt (JSON, with its step), "
           "committed with the intent of the call that used it (ctx.pending_kv)."),

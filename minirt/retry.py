@@ -14,7 +14,8 @@ Two kinds of failure are kept apart (see :func:`minirt.dispatch.settle`):
 
 How a retry is journaled: the failed attempt is a ``retry_scheduled`` event at the call's step
 position (the error, the attempt number, the chosen ``delay`` and the absolute ``retry_at``),
-committed together with the kv ``timer:retry:<step>:<n>`` of :mod:`minirt.timers`. If the wait
+committed together with the kv ``timer:retry:<step>:<n>`` that :func:`minirt.timers.timer_kv`
+builds. If the wait
 is not over, the run parks (WAITING, no lease held); the due-timer query
 (:func:`minirt.timers.fire_due`) signals ``retry:<step>:<n>`` and any worker resumes it. The
 next attempt is an ``attempt`` event (same effect key) followed by the dispatch.
@@ -37,11 +38,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .canonical import canonical_json
 from .errors import MinirtError
 from .journal import Position, new_event
 from .kinds import KIND
-from .timers import K_TIMER, Parked
+from .timers import Parked, timer_kv
 
 if TYPE_CHECKING:
     from .runtime import Context
@@ -189,7 +189,7 @@ def answered(ctx: Context, tool: Tool, call: ToolCall, err: MinirtError,
                          {"effect_key": call.effect_key, "attempt": failed,
                           "error": err.to_record(), "delay": delay, "retry_at": now + delay,
                           "timer": name}, now),
-               kv={K_TIMER + name: canonical_json(now + delay)})
+               kv=timer_kv(name, now + delay))
     return True
 
 

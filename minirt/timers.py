@@ -39,6 +39,12 @@ K_TIMER = "timer:"  # kv: timer:<signal name> -> due time (epoch seconds, JSON n
 TIMEOUT_MARK = "minirt_timeout"  # the payload key a fired wait_for deadline delivers
 
 
+def timer_kv(name: str, due: float) -> dict[str, str]:
+    """The kv that arms the durable timer ``name`` at ``due`` (epoch seconds), to commit with the
+    event that starts the wait; this module owns the ``timer:`` keys and their format."""
+    return {K_TIMER + name: canonical_json(due)}
+
+
 class Parked(BaseException):  # noqa: N818 - control flow, like runtime.Suspend
     """Internal: the timer is not due and no signal came; the Context parks the run (it turns
     this into its ``Suspend``, so this module needs nothing of :mod:`minirt.runtime`)."""
@@ -90,7 +96,7 @@ def _wait(ctx: Context, name: str | None, *, until: Any, field: str) -> Any:
     else:
         due = float(until())
         ctx.append(new_event(rt.store, EventKind.WAIT, p, {"name": name, field: due},
-                             ctx.now_raw()), kv={K_TIMER + name: canonical_json(due)})
+                             ctx.now_raw()), kv=timer_kv(name, due))
     raw = rt.store.kv_get(ctx.run_id, "signal:" + name)
     if raw is None and rt.clock.now() >= due:  # due already: fire it here (first one wins)
         rt.signal(ctx.run_id, name, {TIMEOUT_MARK: True, "fired_at": rt.clock.now(),

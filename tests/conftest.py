@@ -65,15 +65,23 @@ def course_copy():
     return copy_course
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store for the test, on both stores: a SQLite file, and a fresh PostgreSQL database
+    (``-m postgres``; the module loads ``pytest_plugins = ["pg_fixture"]``, which gives pg_url)."""
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_url")
+    return str(tmp_path / "runs.sqlite")
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Run the browser suite after everything else but the lesson-time checks, and those last.
+    """Run the lesson-time checks last: they judge this run's times, so they come after
+    tests/test_notebooks.py wrote build/notebook-times.json.
 
-    The browser suite's session-wide sync Playwright keeps an event loop running in the main
-    thread until the session ends, so ``asyncio.run`` (the async runtime's tests, the hub's
-    kernel client) would refuse to run after it. The lesson-time checks judge this run's
-    times, so they come after tests/test_notebooks.py wrote build/notebook-times.json."""
+    (The browser suite no longer needs to come last: its Chromium, and the event loop sync
+    Playwright runs in the main thread, are closed when the run leaves tests/browser/; see
+    tests/browser/conftest.py.)"""
     late = [i for i in items if i.nodeid.startswith("tests/test_lesson_times.py")]
-    browser = [i for i in items if i.nodeid.startswith("tests/browser/") and i not in late]
-    if late or browser:
-        items[:] = [i for i in items if i not in late and i not in browser] + browser + late
+    if late:
+        items[:] = [i for i in items if i not in late] + late

@@ -18,6 +18,8 @@ with warnings.catch_warnings():  # starlette 1.x asks for httpx2; httpx works th
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from builders import app_module  # noqa: E402
+
 from minirt import FakeClock  # noqa: E402
 from minirt.console.app import ConsoleConfig, create_app  # noqa: E402
 from minirt.faults import FaultPlan, SimulatedCrash  # noqa: E402
@@ -42,35 +44,23 @@ def app(store):
 pytest_plugins = ["pg_fixture"]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store_url(request, tmp_path):
-    """The console over both stores (PostgreSQL: `pytest -m postgres`)."""
-    if request.param == "postgres":
-        return request.getfixturevalue("pg_url")
-    return str(tmp_path / "runs.sqlite")
-
-
 @pytest.fixture
 def refund_world(tmp_path, monkeypatch, store_url):
     """A store with run a1 WAITING for the approval of a 30.00 EUR refund (module 06)."""
     from minirt.approvals import ApprovalGate
     from minirt.scenarios.m06_approval import ORDER_ID, M06Approval
 
-    mod = f"consoleapp_{tmp_path.name.replace('-', '_')}"
-    (tmp_path / f"{mod}.py").write_text(textwrap.dedent(APPROVAL_APP))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    module = __import__(mod)
-    M06Approval("waiting").setup(tmp_path)
-    db = store_url
-    rt = module.app(open_store(db))
-    rt.start("refund_agent", {"order_id": ORDER_ID}, run_id="a1")
-    gate = next(h for h in rt.hooks if isinstance(h, ApprovalGate))
-    gate.mint(rt, "a1", "refund", resource=f"order:{ORDER_ID}", max_amount=50_000)
-    assert rt.run("a1").state is RunState.WAITING
-    (req,) = gate.requests(rt.store, "a1")
-    yield tmp_path, module, db, rt, req
-    rt.close()
-    sys.modules.pop(mod, None)
+    with app_module(tmp_path, monkeypatch, "consoleapp", APPROVAL_APP) as module:
+        M06Approval("waiting").setup(tmp_path)
+        db = store_url
+        rt = module.app(open_store(db))
+        rt.start("refund_agent", {"order_id": ORDER_ID}, run_id="a1")
+        gate = next(h for h in rt.hooks if isinstance(h, ApprovalGate))
+        gate.mint(rt, "a1", "refund", resource=f"order:{ORDER_ID}", max_amount=50_000)
+        assert rt.run("a1").state is RunState.WAITING
+        (req,) = gate.requests(rt.store, "a1")
+        yield tmp_path, module, db, rt, req
+        rt.close()
 
 
 def client_for(db, app=None, user="ana", **kw):

@@ -1,4 +1,5 @@
-"""Fault points, the two crash modes, and the sweep machinery (on module 03's scenario)."""
+"""Fault points, the two crash modes (minirt.faults), and the sweep machinery
+(minirt.testing.sweep), on module 03's scenario."""
 
 from __future__ import annotations
 
@@ -7,25 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from minirt.faults import (
+from minirt.faults import FaultPlan, FaultPoint, Faults, SimulatedCrash, UnknownFaultPoint
+from minirt.journal import Journal
+from minirt.run import RunState
+from minirt.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
+from minirt.store.sqlite import SQLiteStore
+from minirt.testing.sweep import (
     ChildDidNotCrash,
-    FaultPlan,
-    FaultPoint,
-    Faults,
     Outcome,
     ScenarioNotImportable,
-    SimulatedCrash,
-    UnknownFaultPoint,
     _run_in_child,
     boundaries,
     crash_once,
     load_scenario,
     sweep,
 )
-from minirt.journal import Journal
-from minirt.run import RunState
-from minirt.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
-from minirt.store.sqlite import SQLiteStore
 
 REF = SCENARIO.ref
 
@@ -204,3 +201,37 @@ def test_recovery_leaves_the_crashed_run_terminal(tmp_path: Path):
     state = store.get_run(SCENARIO.run_id).run.state
     store.close()
     assert state is RunState.SUCCEEDED
+
+
+# -- the split: the core's fault points apart from the sweep ------------------------------------
+
+def test_importing_the_core_loads_nothing_of_the_sweep():
+    import subprocess
+    import sys
+
+    code = ("import sys, minirt, minirt.faults, minirt.runtime\n"
+            "print(sorted(m for m in sys.modules if m.startswith('minirt.testing')))\n"
+            "from minirt.faults import crash_once\n"
+            "print('minirt.testing.sweep' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[:2] == ["[]", "True"]
+
+
+def test_the_sweeps_names_are_the_same_objects_from_the_core():
+    import minirt.faults as faults
+    import minirt.testing.sweep as sweep_module
+
+    public = {n for n, v in vars(sweep_module).items() if not n.startswith("_")
+              and getattr(v, "__module__", None) == sweep_module.__name__}
+    assert public | {"SCENARIO_PACKAGES"} == faults.MOVED
+    for name in faults.MOVED:
+        assert getattr(faults, name) is getattr(sweep_module, name), name
+    with pytest.raises(AttributeError, match="no attribute 'crash_twice'"):
+        faults.crash_twice  # noqa: B018
+
+
+def test_a_name_only_the_sweep_defines_is_not_in_the_core_module():
+    import minirt.faults as faults
+
+    assert "crash_once" not in vars(faults) and "FaultPlan" in vars(faults)

@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from builders import app_module
 
 from minirt import FakeClock
 from minirt.cli import main
@@ -66,23 +67,11 @@ INPUT = {"order": "A-42", "customer": "cus_ada"}
 pytest_plugins = ["pg_fixture"]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store_url(request, tmp_path):
-    """Every action against both stores (PostgreSQL: `pytest -m postgres`)."""
-    if request.param == "postgres":
-        return request.getfixturevalue("pg_url")
-    return str(tmp_path / "runs.sqlite")
-
-
 @pytest.fixture
 def world(tmp_path, monkeypatch, store_url):
-    mod = f"opsapp_{tmp_path.name.replace('-', '_')}"
-    (tmp_path / f"{mod}.py").write_text(textwrap.dedent(APP))
-    monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("OPSAPP_LEASE_FOR", "1.5")
-    module = __import__(mod)
-    yield tmp_path, module, f"{mod}:app", store_url
-    sys.modules.pop(mod, None)
+    with app_module(tmp_path, monkeypatch, "opsapp", APP) as module:
+        yield tmp_path, module, f"{module.__name__}:app", store_url
 
 
 def crash(world, point):

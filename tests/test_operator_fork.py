@@ -18,13 +18,6 @@ from minirt.store import open_store
 pytest_plugins = ["pg_fixture"]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store_url(request, tmp_path):
-    if request.param == "postgres":
-        return request.getfixturevalue("pg_url")
-    return str(tmp_path / "runs.sqlite")
-
-
 class Provider:
     """Counts every call; ``fail_next`` makes the next ship call a definite error."""
 

@@ -21,11 +21,9 @@ from minirt.tools import EffectClass, FunctionTool
 pytest_plugins = ["pg_fixture"]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def url(request, tmp_path):
-    if request.param == "postgres":
-        return request.getfixturevalue("pg_url")
-    return str(tmp_path / "runs.sqlite")
+@pytest.fixture
+def url(store_url: str) -> str:  # tests/conftest.py: SQLite, and PostgreSQL with -m postgres
+    return store_url
 
 
 class World:

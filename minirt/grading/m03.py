@@ -163,7 +163,7 @@ class LearnerContext(Context):
         return p, pos
 
     def _ask(self, kind: str, name: str, args_digest: str | None) -> Any:
-        p = self._position
+        p = self.position
         answer, exc = ask(self.runtime.learner_lookup, rows_of(self.journal.events), p, kind,  # type: ignore[attr-defined]
                           name, args_digest)
         if isinstance(exc, Divergence):
@@ -186,14 +186,14 @@ class LearnerContext(Context):
             self._mode = "fresh"
             return base()
         if answer is UNRESOLVED:
-            pos = self.journal.at(self._position)
+            pos = self.journal.at(self.position)
             if kind != "intent" or pos is None or not pos.is_unresolved:
-                raise LookupMisbehaved(step=self._position,
+                raise LookupMisbehaved(step=self.position,
                                        detail="returned UNRESOLVED where no open intent is")
             return base()
-        self._position += 1
+        self.skip_to(self.position + 1)  # the learner's answer stands for this position
         if kind == "decision":
-            self._decisions += 1
+            self.cursor.decisions += 1  # and for the model's next scripted decision
         self.replaying = True
         return answer.value
 

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from ..cancel import (
-    CANCEL_KEY,
     CancelHook,
     CancellableRuntime,
     Child,
     EffectRecord,
+    cancel_kv,
     cancel_record,
     effective_deadline,
     fail_after,
@@ -122,7 +122,7 @@ def as_request(decide: Callable[..., Any]) -> Callable[..., bool]:
             store.transition(run_id, RunEvent("cancel_request", at=at),
                              events=[NewEvent("cancel_requested", None, canonical_json(rec),
                                               at)],
-                             kv={CANCEL_KEY: canonical_json(rec)})
+                             kv=cancel_kv(rec))
         return True
     return request
 

@@ -64,16 +64,53 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Itera
         SESSION["kernels_left_at_end"] = len(left)
 
 
-@pytest.fixture(scope="session")
-def browser(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[Any]:
-    from driver import Browser
+#: The open headless Chromium, if any (see :func:`browser`).
+_OPEN: dict[str, Any] = {}
+HERE = Path(__file__).resolve().parent
 
-    b = Browser(chromium, tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield b
-    finally:
-        SESSION["blocked_total"] = len(b.blocked)
+
+@pytest.fixture
+def browser(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Any:
+    """The headless Chromium, shared by consecutive browser tests and closed after the last of
+    them (:func:`pytest_runtest_teardown`), before any test outside tests/browser/ runs.
+
+    Sync Playwright runs an event loop in the main thread from ``start()`` to ``stop()``; while
+    it runs, ``asyncio.run`` (the async runtime's tests, the hub's kernel client) refuses to
+    start. A session-wide browser (or pytest's "package" scope, which for a folder without
+    ``__init__.py`` is the session) kept it running to the end; closed when the run leaves
+    this folder, a later test is safe wherever it comes in the order (a browser test after it
+    starts a new Chromium)."""
+    if "browser" not in _OPEN:
+        from driver import Browser
+
+        _OPEN["browser"] = Browser(chromium, tmp_path_factory.mktemp("chromium-profile"))
+    return _OPEN["browser"]
+
+
+def close_browser() -> None:
+    b = _OPEN.pop("browser", None)
+    if b is not None:
+        SESSION["blocked_total"] = SESSION.get("blocked_total", 0) + len(b.blocked)
+        SESSION["browser_starts"] = SESSION.get("browser_starts", 0) + 1
         b.close()
+
+
+def _in_this_folder(item: pytest.Item | None) -> bool:
+    return item is not None and HERE in Path(str(item.path)).resolve().parents
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """After a browser test's own teardown: close Chromium if the next test is not one."""
+    try:
+        return (yield)
+    finally:
+        if not _in_this_folder(nextitem):
+            close_browser()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    close_browser()  # a run stopped early (-x, Ctrl-C) between two browser tests
 
 
 @pytest.fixture

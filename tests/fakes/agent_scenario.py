@@ -1,6 +1,6 @@
-"""A crash-sweep scenario (minirt.faults.Scenario): an agent written with the official ``openai``
-SDK (pointed at the fake model server on 127.0.0.1) whose tool is an MCP tool of a real MCP
-server over stdio (tests/fakes/mcp_server.py, with its own ledger).
+"""A crash-sweep scenario (minirt.testing.sweep.Scenario): an agent written with the official
+``openai`` SDK (pointed at the fake model server on 127.0.0.1) whose tool is an MCP tool of a
+real MCP server over stdio (tests/fakes/mcp_server.py, with its own ledger).
 
 The kill mode rebuilds it in a child process by name (``fakes.agent_scenario:SdkMcpAgent``, with
 ``tests/`` on PYTHONPATH), which is SIGKILLed at the fault point; the parent recovers and judges.
@@ -10,40 +10,21 @@ requests, so the oracle also checks that a journaled decision was never asked ag
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from minirt import EffectClass, Runtime, SQLiteStore
-from minirt.faults import Faults, Outcome, Verdict
+from minirt.faults import Faults, Verdict
 from minirt.mcp_tools import MCPSession, mcp_tools
 from minirt.models import run_tool_calls
 from minirt.models.openai_adapter import OpenAIChatModel
 
-from .model_server import FakeModelServer
+from .agent_sweep import SERVER, ModelServedScenario, OffsetClock, judge, mcp_ledger
 
-SERVER = Path(__file__).parent / "mcp_server.py"
 RUN = "sdk-mcp-1"
 REFUND = {"tool_calls": [("refund", {"order_id": "o1", "amount_cents": 3000})]}
 DONE = {"text": "Refunded 30.00."}
-_SERVERS: dict[str, FakeModelServer] = {}  # workdir -> its model server (parent process only)
-
-
-def policy(n: int, body: dict[str, Any]) -> dict[str, Any]:
-    """Refund until a tool result is in the conversation, then answer."""
-    return DONE if body["messages"][-1].get("role") == "tool" else REFUND
-
-
-class OffsetClock:
-    def __init__(self, offset: float) -> None:
-        self.offset = offset
-
-    def now(self) -> float:
-        return time.time() + self.offset
 
 
 class AgentRuntime(Runtime):
@@ -71,15 +52,10 @@ def agent(model: OpenAIChatModel):
     return run
 
 
-class SdkMcpAgent:
+class SdkMcpAgent(ModelServedScenario):
     name = "sdk-mcp-agent"
     ref = "fakes.agent_scenario:SdkMcpAgent"
-
-    def setup(self, workdir: Path) -> None:
-        server = FakeModelServer(policy)
-        threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
-        _SERVERS[str(workdir)] = server
-        (workdir / "model_url.txt").write_text(server.base_url)
+    turn, done = REFUND, DONE  # refund until a tool result is in the conversation, then answer
 
     def make_runtime(self, workdir: Path, *, faults: Faults, clock_offset: float,
                      worker_id: str) -> Runtime:
@@ -105,31 +81,8 @@ class SdkMcpAgent:
         return rt.start("agent", {"ask": "refund order o1"}, run_id=RUN)
 
     def oracle(self, workdir: Path, rt: Runtime, run_id: str) -> Verdict:
-        server = _SERVERS.pop(str(workdir), None)
-        asked = server.count if server is not None else -1
-        if server is not None:
-            server.httpd.shutdown()
-            server.httpd.server_close()
-        ledger = workdir / "ledger.sqlite"
-        effects = executions = 0
-        if ledger.exists():
-            db = sqlite3.connect(ledger)
-            effects = db.execute("SELECT COUNT(*) FROM effects").fetchone()[0]
-            executions = db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
-            db.close()
-        facts = json.dumps({"effects": effects, "executions": executions, "model_requests":
-                            asked})
-        (workdir / "oracle.json").write_text(facts)
-        if effects > 1:
-            return Verdict(Outcome.DUPLICATE, facts)
-        if effects == 0:
-            return Verdict(Outcome.LOST, facts)
-        run = rt.store.get_run(run_id).run
-        if not run.is_terminal:
-            return Verdict(Outcome.STUCK, facts)
-        out = rt.outcome(run_id)
-        if out.state.value != "succeeded" or out.result() != {"text": DONE["text"]}:
-            return Verdict(Outcome.WRONG, f"{out.state.value} {out.error} {facts}")
-        if not 2 <= asked <= 3:  # 3 only when the answer was lost before it was journaled
-            return Verdict(Outcome.WRONG, f"model asked {asked} times: {facts}")
-        return Verdict(Outcome.CLEAN, facts)
+        asked = self.stop_server(workdir)
+        effects, executions = mcp_ledger(workdir)
+        return judge(workdir, rt, run_id, effects=[effects], asked=asked, done=DONE,
+                     facts={"effects": effects, "executions": executions,
+                            "model_requests": asked})

@@ -1,7 +1,7 @@
-"""A crash-sweep scenario (minirt.faults.Scenario) for an ASYNC agent: ``async def`` workflow,
-``openai.AsyncOpenAI`` pointed at the fake model server on 127.0.0.1, and two tool calls the
-model asks for in one turn, run at once over an ``asyncio.TaskGroup`` (``ctx.run_tool_calls(d,
-parallel=True)``):
+"""A crash-sweep scenario (minirt.testing.sweep.Scenario) for an ASYNC agent: ``async def``
+workflow, ``openai.AsyncOpenAI`` pointed at the fake model server on 127.0.0.1, and two tool
+calls the model asks for in one turn, run at once over an ``asyncio.TaskGroup``
+(``ctx.run_tool_calls(d, parallel=True)``):
 
 - ``refund``: an MCP tool of a real MCP server over stdio (tests/fakes/mcp_server.py, its own
   ledger), awaited on the workflow's loop (minirt.aio.mcp), keyed by ``idempotency_key``;
@@ -17,41 +17,23 @@ count (a journaled decision is never asked again).
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from minirt import EffectClass, SQLiteStore
 from minirt.aio import AsyncMCPSession, AsyncMCPTool, AsyncRuntime
-from minirt.faults import Faults, Outcome, Verdict
+from minirt.faults import Faults, Verdict
 from minirt.mcp_tools import tools_from_listing
 from minirt.models.openai_adapter import AsyncOpenAIChatModel
 from minirt.world import BookingProvider, book_tool
 
-from .model_server import FakeModelServer
+from .agent_sweep import SERVER, ModelServedScenario, OffsetClock, judge, mcp_ledger
 
-SERVER = Path(__file__).parent / "mcp_server.py"
 RUN = "async-agent-1"
 TURN = {"tool_calls": [("refund", {"order_id": "o1", "amount_cents": 3000}),
                        ("book", {"item": "courier pickup o1", "customer": "c-7"})]}
 DONE = {"text": "Refunded 30.00 and booked the pickup."}
-_SERVERS: dict[str, FakeModelServer] = {}  # workdir -> its model server (parent process only)
-
-
-def policy(n: int, body: dict[str, Any]) -> dict[str, Any]:
-    """Ask for both calls until their results are in the conversation, then answer."""
-    return DONE if body["messages"][-1].get("role") == "tool" else TURN
-
-
-class OffsetClock:
-    def __init__(self, offset: float) -> None:
-        self.offset = offset
-
-    def now(self) -> float:
-        return time.time() + self.offset
 
 
 class AgentRuntime(AsyncRuntime):
@@ -91,15 +73,10 @@ def agent(model: AsyncOpenAIChatModel) -> Any:
     return run
 
 
-class AsyncAgent:
+class AsyncAgent(ModelServedScenario):
     name = "async-sdk-mcp-world-agent"
     ref = "fakes.async_agent_scenario:AsyncAgent"
-
-    def setup(self, workdir: Path) -> None:
-        server = FakeModelServer(policy)
-        threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
-        _SERVERS[str(workdir)] = server
-        (workdir / "model_url.txt").write_text(server.base_url)
+    turn, done = TURN, DONE  # both calls until their results are in the conversation
 
     def make_runtime(self, workdir: Path, *, faults: Faults, clock_offset: float,
                      worker_id: str) -> AsyncRuntime:
@@ -126,32 +103,9 @@ class AsyncAgent:
         return rt.start("agent", {"ask": "refund order o1 and book a pickup"}, run_id=RUN)
 
     def oracle(self, workdir: Path, rt: Any, run_id: str) -> Verdict:
-        server = _SERVERS.pop(str(workdir), None)
-        asked = server.count if server is not None else -1
-        if server is not None:
-            server.httpd.shutdown()
-            server.httpd.server_close()
-        refunds = executions = 0
-        ledger = workdir / "ledger.sqlite"
-        if ledger.exists():
-            db = sqlite3.connect(ledger)
-            refunds = db.execute("SELECT COUNT(*) FROM effects").fetchone()[0]
-            executions = db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
-            db.close()
+        asked = self.stop_server(workdir)
+        refunds, executions = mcp_ledger(workdir)
         bookings = len(rt.booking.effects())
-        facts = json.dumps({"refunds": refunds, "refund_executions": executions,
+        return judge(workdir, rt, run_id, effects=[refunds, bookings], asked=asked, done=DONE,
+                     facts={"refunds": refunds, "refund_executions": executions,
                             "bookings": bookings, "model_requests": asked})
-        (workdir / "oracle.json").write_text(facts)
-        if refunds > 1 or bookings > 1:
-            return Verdict(Outcome.DUPLICATE, facts)
-        if refunds == 0 or bookings == 0:
-            return Verdict(Outcome.LOST, facts)
-        run = rt.store.get_run(run_id).run
-        if not run.is_terminal:
-            return Verdict(Outcome.STUCK, facts)
-        out = rt.outcome(run_id)
-        if out.state.value != "succeeded" or out.result() != {"text": DONE["text"]}:
-            return Verdict(Outcome.WRONG, f"{out.state.value} {out.error} {facts}")
-        if not 2 <= asked <= 3:  # 3 only when an answer was lost before it was journaled
-            return Verdict(Outcome.WRONG, f"model asked {asked} times: {facts}")
-        return Verdict(Outcome.CLEAN, facts)
