@@ -32,6 +32,7 @@ test, README prose); those are separate commits. It does not reinstall the packa
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -168,9 +169,11 @@ def _viz_modules() -> set[str]:
 def rewrite_relative(text: str, rel: str) -> str:
     """In a moved module: relative imports that leave minirt_course become absolute minirt ones.
     ``..X`` stays when X is one of minirt_course's subpackages; in the moved route map, ``.X``
-    naming a module of minirt.viz becomes ``minirt.viz.X``."""
+    naming a module of minirt.viz becomes ``minirt.viz.X`` and ``from . import name`` (not a sibling
+    module) becomes ``from minirt.viz import name``."""
     route_map = rel == f"{NEW}/course/route_map.py"
     viz = _viz_modules() if route_map else set()
+    siblings = {p.stem for p in (ROOT / NEW / "course").glob("*.py")} if route_map else set()
 
     def fix(m: re.Match[str]) -> str:
         if KEEP in m.group(0):
@@ -188,6 +191,10 @@ def rewrite_relative(text: str, rel: str) -> str:
             return f"{m.group('indent')}from minirt.{mod} import {names}"
         if len(dots) == 1 and route_map and head in viz:
             return f"{m.group('indent')}from minirt.viz.{mod} import {names}"
+        if len(dots) == 1 and route_map and not mod:  # names of minirt.viz's __init__
+            listed = {n.strip().split(" as ")[0] for n in names.strip("()").split(",")}
+            if not listed & siblings:
+                return f"{m.group('indent')}from minirt.viz import {names}"
         return m.group(0)
     return _REL.sub(fix, text)
 
@@ -208,6 +215,11 @@ def rewrite(dry: bool, include_drills: bool = False) -> list[str]:
             if not dry:
                 path.write_text(new, encoding="utf-8")
     say(f"{'would rewrite' if dry else 'rewrote'} {len(changed)} files")
+    py = [rel for rel in candidates(include_drills=False) if rel.endswith(".py")
+          and (rel.startswith(NEW + "/") or NEW in (ROOT / rel).read_text(encoding="utf-8"))]
+    if py and not dry and shutil.which("ruff"):  # the new names sort elsewhere among imports
+        subprocess.run(["ruff", "check", "--select", "I", "--fix", "--quiet", *py], cwd=ROOT,
+                       check=False, capture_output=True)
     return changed
 
 
@@ -255,7 +267,10 @@ def regenerate(changed: list[str]) -> None:
         return
     ids = [s.split("-", 1)[0] for s in slugs]
     say(f"regenerating drills {' '.join(ids)} from solutions/ (nbgrader)")
-    subprocess.run([sys.executable, "tools/nbtool.py", "drills", *ids], cwd=ROOT, check=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(  # before `pip install -e .` sees it
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    subprocess.run([sys.executable, "tools/nbtool.py", "drills", *ids], cwd=ROOT, check=True,
+                   env=env)
 
 
 def main(argv: list[str] | None = None) -> int:
