@@ -61,7 +61,7 @@ KV_KEYS: tuple[KvKey, ...] = (
     KvKey("cancel", "minirt.cancel",
           "the run's cancel record (JSON: reason, phase, deadline), written with every cancel "
           "event in the same transaction.", exact=True,
-          writers=(("minirt.grading.m08",
+          writers=(("minirt_course.grading.m08",
                     "the drill-08 grader's reference request path runs cancel's protocol"),)),
     KvKey("deadline", "minirt.cancel",
           "the run's own deadline_at (JSON number): when the runtime cancels it.", exact=True),

@@ -29,7 +29,7 @@ APPROVAL_APP = '''
 from pathlib import Path
 
 from minirt.runtime import Runtime
-from minirt.scenarios.m06_approval import M06Approval
+from minirt_course.scenarios.m06_approval import M06Approval
 
 HERE = Path(__file__).parent
 
@@ -54,7 +54,7 @@ def store_url(request, tmp_path):
 def refund_world(tmp_path, monkeypatch, store_url):
     """A store with run a1 WAITING for the approval of a 30.00 EUR refund (module 06)."""
     from minirt.approvals import ApprovalGate
-    from minirt.scenarios.m06_approval import ORDER_ID, M06Approval
+    from minirt_course.scenarios.m06_approval import ORDER_ID, M06Approval
 
     mod = f"consoleapp_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{mod}.py").write_text(textwrap.dedent(APPROVAL_APP))
@@ -142,7 +142,7 @@ def test_the_pending_approval_shows_the_exact_effect_under_review(refund_world):
 
 
 def test_approve_from_the_page_finishes_the_refund_once_and_a_replay_is_refused(refund_world):
-    from minirt.scenarios.m06_approval import Ledger as RefundLedger
+    from minirt_course.scenarios.m06_approval import Ledger as RefundLedger
 
     tmp_path, module, db, rt, req = refund_world
     client, config = client_for(db, app=module.app, user="alice")

@@ -13,7 +13,7 @@ from types import ModuleType
 import nbformat
 import pytest
 
-from minirt.course import catalog
+from minirt_course.course import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -191,7 +191,7 @@ def test_faults_runtime_and_idempotency_are_in_no_import_cycle():
     assert cyclic == []
 
 
-COURSE = ("minirt.scenarios", "minirt.grading", "minirt.course", "minirt.capstone", "minirt.viz")
+COURSE = ("minirt_course.scenarios", "minirt_course.grading", "minirt_course.course", "minirt_course.capstone", "minirt.viz")
 
 
 #: Operator tooling outside the runtime: the console draws with the course's pictures
@@ -216,7 +216,7 @@ def test_the_runtime_reaches_the_console_only_by_name():
 
 def test_the_capstone_agent_and_shop_are_in_no_import_cycle():
     graph = _graph()
-    assert [m for m in ("minirt.capstone.agent", "minirt.capstone.shop")
+    assert [m for m in ("minirt_course.capstone.agent", "minirt_course.capstone.shop")
             if _reaches(graph, m, m)] == []
 
 
@@ -226,9 +226,9 @@ def test_discover_scenarios_finds_only_registered_packages():
 
     code = ("from minirt.faults import discover_scenarios\n"
             "before = discover_scenarios()\n"
-            "import minirt.scenarios\n"
+            "import minirt_course.scenarios\n"
             "print(len(before), len(discover_scenarios()) > 0,\n"
-            "      discover_scenarios(minirt.scenarios) == discover_scenarios())\n")
+            "      discover_scenarios(minirt_course.scenarios) == discover_scenarios())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["0", "True", "True"]
