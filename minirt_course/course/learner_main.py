@@ -2,7 +2,8 @@
 
 Invariant: this process never holds the grading code. It is started by
 :class:`minirt_course.course.sandbox.LearnerProcess` with a ``sys.path`` made of a filtered copy of the
-``minirt`` package (no ``minirt_course.grading``, no ``minirt_course.course``), this file, ``wire.py`` and
+``minirt`` and ``minirt_course`` packages (no ``minirt_course.grading``, no
+``minirt_course.course``), this file, ``wire.py`` and
 ``channel.py`` beside it, the standard library and site-packages (without their ``.pth`` files, so
 an editable install of the real minirt is not reachable). ``minirt_course.grading`` and its modules are
 placeholders whose only attributes are the names each real module lists in ``LEARNER_API``: remote
@@ -81,7 +82,7 @@ class _RuntimeForwarding(importlib.abc.MetaPathFinder):
         self._peer = peer
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if not (fullname == "minirt" or fullname.startswith("minirt.")):
+        if not wire.ours(fullname):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:
@@ -222,7 +223,7 @@ def main(rfd: int, wfd: int) -> None:
     sys.meta_path.insert(0, _RuntimeForwarding(peer))
     sys.meta_path.insert(0, _Placeholders(peer))
     for name in list(sys.modules):
-        if name == "minirt" or name.startswith("minirt."):
+        if wire.ours(name):
             del sys.modules[name]
 
     def watch() -> None:

@@ -3,8 +3,9 @@
 Invariant: the submission's code runs in a process of its own, started with ``-s -S -P`` (no user
 site, no ``site`` and its ``.pth`` files, no unsafe path entry), a temporary working directory, an
 environment built from scratch (no PYTHONPATH, an explicit ``PYTHONHASHSEED``; ``-I`` is not used
-because it would ignore that seed) and a ``sys.path`` that holds a *filtered copy* of the minirt
-package (everything but ``minirt_course/grading/`` and ``minirt_course/course/``, cached by content hash under
+because it would ignore that seed) and a ``sys.path`` that holds a *filtered copy* of the ``minirt``
+and ``minirt_course`` packages (everything but ``minirt_course/grading/`` and
+``minirt_course/course/``, cached by content hash under
 ``build/sandbox/``). Its stdout and stderr go to a capture file; the protocol runs over two pipes
 of its own (:mod:`minirt_course.course.channel`).
 
@@ -17,7 +18,7 @@ runtime called here, only with one of the checker's objects among the arguments
 beside the context it drives); a process that dies is reported with its exit code or signal
 (one that used up its CPU limit says so). Before any submission code runs, the process confines
 itself (:mod:`minirt_course.course.confine`): CPU-time and address-space limits always; when started by
-root on Linux, the course root and the real ``minirt`` package are hidden behind empty tmpfs
+root on Linux, the course root and the real ``minirt`` and ``minirt_course`` packages are hidden behind empty tmpfs
 mounts in a private mount namespace and the process drops to ``nobody``, so it can neither read
 ``solutions/`` or ``minirt_course/grading/`` nor write into the course; otherwise an audit hook refuses
 those folders (best effort, not a boundary). Each call has a wall limit (the channel's), each
@@ -43,15 +44,18 @@ import types
 from pathlib import Path
 from typing import Any
 
+import minirt
 from minirt_course.course import wire
 from minirt_course.course.channel import Peer
 
 __all__ = ["CheckerRoot", "LearnerProcess", "export_policy", "filtered_minirt"]
 
 _HERE = Path(__file__).resolve().parent
-_PKG = _HERE.parent
+_COURSE = _HERE.parent  # minirt_course/
+_PKG = Path(minirt.__file__).resolve().parent  # the runtime, minirt/
+#: The packages copied into the learner's process, each with the subfolders it leaves out.
+_COPIED = ((_PKG, ()), (_COURSE, ("grading", "course")))
 _HELPERS = ("wire.py", "channel.py", "learner_main.py", "confine.py")
-_EXCLUDED = ("grading", "course")
 _API_MODULE = re.compile(r"^minirt_course\.grading(\.[a-z][a-z0-9_]*)?$")
 
 _BOOT = """
@@ -68,25 +72,27 @@ CPU_SECONDS = 60  # CPU time of one learner's process (the reference needs at mo
 MEMORY_BYTES = 2 * 2**30  # its address space (the reference peaks near 100 MB resident)
 
 
-def _package_files() -> list[Path]:
+def _package_files() -> list[tuple[Path, Path]]:
+    """(file, its path inside the copy) for every file copied into the learner's process."""
     out = []
-    for p in sorted(_PKG.rglob("*")):
-        rel = p.relative_to(_PKG)
-        if not p.is_file() or "__pycache__" in rel.parts or p.suffix in (".pyc", ".pyo"):
-            continue
-        if rel.parts[0] in _EXCLUDED:
-            continue
-        out.append(p)
+    for pkg, excluded in _COPIED:
+        for p in sorted(pkg.rglob("*")):
+            rel = p.relative_to(pkg)
+            if not p.is_file() or "__pycache__" in rel.parts or p.suffix in (".pyc", ".pyo"):
+                continue
+            if rel.parts[0] in excluded:
+                continue
+            out.append((p, pkg.name / rel))
     return out
 
 
 def filtered_minirt(build: Path) -> Path:
-    """The folder to put on the learner's sys.path: ``minirt/`` without grading/ and course/,
-    plus this channel's three helper files; built once per content hash."""
+    """The folder to put on the learner's sys.path: ``minirt/``, ``minirt_course/`` without
+    grading/ and course/, plus this channel's helper files; built once per content hash."""
     files = _package_files()
     h = hashlib.sha256()
-    for p in files:
-        h.update(str(p.relative_to(_PKG)).encode() + b"\0" + p.read_bytes() + b"\0")
+    for p, rel in files:
+        h.update(str(rel).encode() + b"\0" + p.read_bytes() + b"\0")
     for name in _HELPERS:
         h.update(name.encode() + (_HERE / name).read_bytes())
     dest = build / "sandbox" / h.hexdigest()[:16]
@@ -96,8 +102,8 @@ def filtered_minirt(build: Path) -> Path:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest.parent))
-    for p in files:
-        target = tmp / "minirt" / p.relative_to(_PKG)
+    for p, rel in files:
+        target = tmp / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(p, target)
     for name in _HELPERS:
@@ -123,8 +129,9 @@ def _library_path() -> list[str]:
     for k in keys:
         if paths.get(k) and paths[k] not in out:
             out.append(paths[k])
-    root = str(_PKG.parent)
-    return [p for p in out if not (p == root or p.startswith(root + os.sep + "minirt"))]
+    roots = {str(_PKG.parent), str(_COURSE.parent)}
+    return [p for p in out if not any(p == root or p.startswith(root + os.sep + "minirt")
+                                      for root in roots)]
 
 
 def _api_names(mod: types.ModuleType) -> tuple[str, ...]:
@@ -157,7 +164,7 @@ def export_policy(obj: Any) -> None:
 
 
 def _runtime_module(module: str) -> bool:
-    return (module == "minirt" or module.startswith("minirt.")) and not (
+    return wire.ours(module) and not (
         module.startswith("minirt_course.grading") or module.startswith("minirt_course.course"))
 
 
@@ -222,8 +229,8 @@ class LearnerProcess:
                  label: str = "learner", cpu_seconds: float = CPU_SECONDS,
                  memory_bytes: int = MEMORY_BYTES, hide: list[Path] | None = None,
                  isolate: bool = True) -> None:
-        """`hide`: folders the process must not read (the course root); the real minirt package
-        and ``MINIRT_GRADING_HIDE`` are always added. `cpu_seconds`/`memory_bytes` 0: no limit.
+        """`hide`: folders the process must not read (the course root); the real minirt and
+        minirt_course packages and ``MINIRT_GRADING_HIDE`` are always added. `cpu_seconds`/`memory_bytes` 0: no limit.
         `isolate` False: no mount namespace nor user change, only the audit hook (tests)."""
         self.workdir = Path(tempfile.mkdtemp(prefix="minirt-learner-", dir=_workdir_parent(isolate)))
         self.capture_path = self.workdir / "output.txt"
@@ -233,7 +240,7 @@ class LearnerProcess:
         c2l_r, c2l_w = os.pipe()
         l2c_r, l2c_w = os.pipe()
         path = [str(root), *_library_path()]
-        hidden = [str(Path(h).resolve()) for h in (hide or [])] + [str(_PKG)] + [
+        hidden = [str(Path(h).resolve()) for h in (hide or [])] + [str(_PKG), str(_COURSE)] + [
             h for h in os.environ.get("MINIRT_GRADING_HIDE", "").split(os.pathsep) if h]
         spec = {"cpu_seconds": cpu_seconds, "memory_bytes": memory_bytes, "hide": hidden,
                 "keep": path, "workdir": str(self.workdir), "uid": 65534, "gid": 65534,

@@ -3,8 +3,9 @@
 Invariant: only JSON crosses, and what a receiver rebuilds is built by the receiver's own code from
 exact types. A ``str`` subclass crosses as a plain ``str``, an ``int`` subclass as an ``int``;
 enums, dataclasses, pydantic models and named minirt errors are rebuilt *by class path* only when
-the class is defined in the ``minirt`` package (outside ``minirt_course.grading`` and ``minirt_course.course``)
-or is one of a few stdlib types. Anything else (a learner's class, a function, a context, a store,
+the class is defined in the ``minirt`` runtime or in ``minirt_course`` outside its
+``grading`` and ``course`` subpackages (:data:`PACKAGES`, :func:`ours`) or is one of a few stdlib
+types. Anything else (a learner's class, a function, a context, a store,
 a lock) crosses as a **handle**: the receiver gets a :class:`Remote` whose calls and public
 attribute reads (never a name with a leading underscore) go back to the owner.
 
@@ -53,6 +54,9 @@ DUNDERS = frozenset({"__enter__", "__exit__", "__iter__", "__next__", "__len__",
 MAX_DEPTH = 120
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes of one JSON line
 _FORBIDDEN_PACKAGES = ("minirt_course.grading", "minirt_course.course")
+#: The top-level packages whose classes may cross by value (both are copied into the learner's
+#: process, the two forbidden subpackages left out).
+PACKAGES = ("minirt", "minirt_course")
 _STDLIB_TYPES: dict[str, type] = {
     "datetime:datetime": _dt.datetime,
     "datetime:date": _dt.date,
@@ -85,8 +89,13 @@ def class_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+def ours(module: str) -> bool:
+    """True for ``minirt``, ``minirt_course`` and their submodules (:data:`PACKAGES`)."""
+    return module.split(".", 1)[0] in PACKAGES
+
+
 def _minirt_module(module: str) -> bool:
-    if module != "minirt" and not module.startswith("minirt."):
+    if not ours(module):
         return False
     return not any(module == p or module.startswith(p + ".") for p in _FORBIDDEN_PACKAGES)
 
