@@ -3,7 +3,8 @@
 OUT becomes a small source tree and, in OUT/dist/, a wheel built from it:
 
     OUT/pyproject.toml          distribution `minirt-course` (the runtime + the learner's tooling)
-    OUT/minirt/                 the runtime, without what only the instructor's grading uses
+    OUT/minirt/                 the runtime
+    OUT/minirt_course/          the course tooling, without what only the instructor's grading uses
     OUT/minirt_course/course/material/ lessons/*.ipynb and drills/<slug>/drill.ipynb (package data)
     OUT/dist/*.whl              `pip install` it, then `minirt-course start [DIR]`
 
@@ -40,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADING = "minirt_course.grading"
-#: minirt modules the learner's side never imports: they grade out of the kernel's reach.
+#: course modules the learner's side never imports: they grade out of the kernel's reach.
 INSTRUCTOR_ONLY = (
     "minirt_course/course/oracle.py",
     "minirt_course/course/sandbox.py",
@@ -368,7 +369,7 @@ def build(out: Path, *, wheel: bool = True, progress: bool = True,
 
     skip = {ROOT / s for s in INSTRUCTOR_ONLY}
     copied = 0
-    for src in sorted((ROOT / "minirt").rglob("*")):
+    for src in sorted([*(ROOT / "minirt").rglob("*"), *(ROOT / "minirt_course").rglob("*")]):
         rel = src.relative_to(ROOT)
         if (src.is_dir() or "__pycache__" in rel.parts or src.suffix == ".pyc"
                 or rel.parts[:2] == ("minirt_course", "grading") or src in skip):
@@ -455,7 +456,7 @@ def public_lines() -> set[str]:
         for cell in nb.get("cells", []):
             public |= {ln.strip() for ln in "".join(cell.get("source", [])).splitlines()}
     skip = {ROOT / s for s in INSTRUCTOR_ONLY}
-    for py in (ROOT / "minirt").rglob("*.py"):
+    for py in [*(ROOT / "minirt").rglob("*.py"), *(ROOT / "minirt_course").rglob("*.py")]:
         rel = py.relative_to(ROOT)
         if rel.parts[:2] != ("minirt_course", "grading") and py not in skip:
             public |= {ln.strip() for ln in py.read_text(encoding="utf-8").splitlines()}
