@@ -80,9 +80,10 @@ def test_every_point_the_runtime_hits_is_a_registered_fault_point():
     from pathlib import Path
 
     import minirt
+    import minirt_course
 
     hit = re.compile(r"faults\.hit\(\s*\"([a-z_]+)\"")
-    found = {m for f in Path(minirt.__file__).parent.rglob("*.py")
+    found = {m for pkg in (minirt, minirt_course) for f in Path(pkg.__file__).parent.rglob("*.py")
              for m in hit.findall(f.read_text(encoding="utf-8"))}
     assert found and found <= set(FaultPoint), sorted(found - set(FaultPoint))
 
