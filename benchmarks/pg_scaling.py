@@ -44,11 +44,11 @@ sys.path.insert(0, str(ROOT))
 from minirt.store import open_store  # noqa: E402
 from minirt.store.pg_local import check_reachable, start_local_cluster, with_database  # noqa: E402
 
-APP = "minirt.scenarios.pg_chaos:app"
+APP = "minirt_course.scenarios.pg_chaos:app"
 
 
 def submit(url: str, runs: int, steps: int, ms: int = 0) -> None:
-    from minirt.scenarios.pg_chaos import app
+    from minirt_course.scenarios.pg_chaos import app
 
     rt = app(open_store(url))
     try:

@@ -366,7 +366,7 @@ class DispatchPolicy:
     ``Runtime(policy=MyPolicy())``. Override any of the four methods; per-run state goes in
     ``ctx.state_for(self, factory)`` (a fresh context per execution, so a crash loses it, as it
     would lose a real process's memory). The course's deliberately broken designs
-    (:mod:`minirt.scenarios.design_payment`, :mod:`minirt.scenarios.m10_trace`) are subclasses.
+    (:mod:`minirt_course.scenarios.design_payment`, :mod:`minirt_course.scenarios.m10_trace`) are subclasses.
     """
 
     def append(self, ctx: Context, events: tuple[NewEvent, ...],

@@ -26,7 +26,7 @@ Register before, run only on evidence. minirt journals the compensation *intent*
 step's outbox row, BEFORE the forward call is sent (Restate's order: a charge whose confirmation
 is lost is still on the list), and runs it only when the journal or a lookup proves the forward
 effect happened (Vercel's concern: nothing that never happened is compensated). The crash sweep of
-:mod:`minirt.scenarios.m05_saga` checks both halves at every boundary.
+:mod:`minirt_course.scenarios.m05_saga` checks both halves at every boundary.
 
 Fault points added here (see :mod:`minirt.faults`): ``inside_commit`` (the local transaction is
 open), ``after_forward_reconciled`` (a lookup's answer is journaled), ``before_compensation``,

@@ -313,7 +313,7 @@ class Context:
         """The next step position (the cursor's)."""
         return self.cursor.position
 
-    # For Context subclasses written before the cursor (minirt.grading.m03): the same facts.
+    # For Context subclasses written before the cursor (minirt_course.grading.m03): the same facts.
     @property
     def _position(self) -> int:
         return self.cursor.position

@@ -10,8 +10,8 @@ from minirt.approval_deadline import request_approval_until
 from minirt.approvals import ApprovalRejected, call_approved
 from minirt.operator import Operator
 from minirt.run import RunState
-from minirt.scenarios.m06_approval import NOTE, ORDER_ID, M06Approval
-from minirt.scenarios.m06_approval import Ledger as RefundLedger
+from minirt_course.scenarios.m06_approval import NOTE, ORDER_ID, M06Approval
+from minirt_course.scenarios.m06_approval import Ledger as RefundLedger
 
 T0 = 1_000_000.0
 

@@ -3,7 +3,7 @@
 Each attack test runs a real refund run on SQLite (fake clock), counts the refund tool's real
 executions (``h.sent``), and checks the refusal the workflow saw and the journal recorded. The
 property tests pin down the canonical digest the approvals are bound to. The crash drills use the
-module's scenario (minirt.scenarios.m06_approval) with both crash modes.
+module's scenario (minirt_course.scenarios.m06_approval) with both crash modes.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from minirt.errors import MinirtError, ToolError, from_record
 from minirt.faults import CrashMode, FaultPlan, SimulatedCrash, boundaries, crash_once
 from minirt.run import RunState
 from minirt.runtime import Runtime, RuntimeHook, ScriptedModel
-from minirt.scenarios import m06_approval
 from minirt.store.sqlite import SQLiteStore
 from minirt.viz.approvals import timeline, timeline_diagram
+from minirt_course.scenarios import m06_approval
 
 KEY = "test-signing-key-0123456789abcdef"
 SECRET = "sk_live_9f8Qz1TOPSECRETvalue"
@@ -648,7 +648,7 @@ def test_refusals_round_trip_through_the_journal() -> None:
 
 @pytest.mark.parametrize("phase", ["waiting", "approved"])
 def test_crash_at_every_boundary_dispatches_once_with_a_valid_receipt(phase: str) -> None:
-    ref = f"minirt.scenarios.m06_approval:{phase}"
+    ref = f"minirt_course.scenarios.m06_approval:{phase}"
     points = boundaries(ref)
     assert ("approval_requested", 1) in points
     if phase == "approved":
@@ -661,7 +661,7 @@ def test_crash_at_every_boundary_dispatches_once_with_a_valid_receipt(phase: str
                                          ("approved", "after_approval_recorded"),
                                          ("approved", "after_intent")])
 def test_killed_worker_dispatches_once(phase: str, point: str) -> None:
-    ref = f"minirt.scenarios.m06_approval:{phase}"
+    ref = f"minirt_course.scenarios.m06_approval:{phase}"
     assert crash_once(ref, point, mode=CrashMode.KILL.value).ok
 
 

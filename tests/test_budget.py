@@ -411,8 +411,8 @@ def test_usage_is_read_from_the_output_or_charged_in_full(output: Any, tokens: f
 # -- the picture (course tooling, drawn from the ledger) ------------------------------------------
 
 def test_the_burn_down_is_drawn_from_the_ledgers_journal(tmp_path: Path) -> None:
-    from minirt.scenarios import m09_budget as m09
     from minirt.viz.budget import burn_down, series
+    from minirt_course.scenarios import m09_budget as m09
 
     assert crash_once_ok(m09, tmp_path)
     store = SQLiteStore(tmp_path / "runs.sqlite")

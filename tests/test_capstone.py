@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from minirt.capstone import agent, note, openai_model, scenario, shop
 from minirt.clock import FakeClock
 from minirt.faults import FaultPlan, SimulatedCrash
 from minirt.run import RunState
 from minirt.runtime import ScriptedModel
 from minirt.world.ledger import Ledger
+from minirt_course.capstone import agent, note, openai_model, scenario, shop
 
 
 def ledger(wd: Path, provider: str, kind: str) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The capstone's agent planning through the real openai SDK (minirt.capstone.sdk_model)
+"""The capstone's agent planning through the real openai SDK (minirt_course.capstone.sdk_model)
 against the local model server on 127.0.0.1: the same plan and effects as the scripted default,
 a decision journaled once and never asked again after a crash."""
 
@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("openai")
 
-from minirt.capstone import scenario, shop  # noqa: E402
-from minirt.capstone.sdk_model import LocalModelServer, SdkPlanModel  # noqa: E402
 from minirt.clock import FakeClock  # noqa: E402
 from minirt.faults import FaultPlan, SimulatedCrash  # noqa: E402
 from minirt.run import RunState  # noqa: E402
 from minirt.world.ledger import Ledger  # noqa: E402
+from minirt_course.capstone import scenario, shop  # noqa: E402
+from minirt_course.capstone.sdk_model import LocalModelServer, SdkPlanModel  # noqa: E402
 
 
 def effects(wd: Path, provider: str, kind: str) -> int:

@@ -31,7 +31,7 @@ APPROVAL_APP = '''
 from pathlib import Path
 
 from minirt.runtime import Runtime
-from minirt.scenarios.m06_approval import M06Approval
+from minirt_course.scenarios.m06_approval import M06Approval
 
 HERE = Path(__file__).parent
 
@@ -48,7 +48,7 @@ pytest_plugins = ["pg_fixture"]
 def refund_world(tmp_path, monkeypatch, store_url):
     """A store with run a1 WAITING for the approval of a 30.00 EUR refund (module 06)."""
     from minirt.approvals import ApprovalGate
-    from minirt.scenarios.m06_approval import ORDER_ID, M06Approval
+    from minirt_course.scenarios.m06_approval import ORDER_ID, M06Approval
 
     with app_module(tmp_path, monkeypatch, "consoleapp", APPROVAL_APP) as module:
         M06Approval("waiting").setup(tmp_path)
@@ -132,7 +132,7 @@ def test_the_pending_approval_shows_the_exact_effect_under_review(refund_world):
 
 
 def test_approve_from_the_page_finishes_the_refund_once_and_a_replay_is_refused(refund_world):
-    from minirt.scenarios.m06_approval import Ledger as RefundLedger
+    from minirt_course.scenarios.m06_approval import Ledger as RefundLedger
 
     tmp_path, module, db, rt, req = refund_world
     client, config = client_for(db, app=module.app, user="alice")

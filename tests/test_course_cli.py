@@ -17,8 +17,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from minirt.course import catalog, cli, nbgrade
-from minirt.course.show import show, source_of
+from minirt_course.course import catalog, cli, nbgrade
+from minirt_course.course.show import show, source_of
 
 SLUG = "01-run-state-machines"
 HIDDEN_ASSERT = 'assert double(-7) == -14, "[negative-numbers] double keeps the sign of its input"'
@@ -185,14 +185,14 @@ def test_course_map_marks_landed_and_planned(tmp_path: Path) -> None:
 def test_show_prints_the_real_source(capsys: pytest.CaptureFixture[str]) -> None:
     show(catalog.get)
     out = capsys.readouterr().out
-    assert out.startswith("# minirt.course.catalog.get — minirt/course/catalog.py, lines ")
+    assert out.startswith("# minirt_course.course.catalog.get — minirt_course/course/catalog.py, lines ")
     assert "def get(module_id: str) -> Module:" in out
 
 
 def test_source_of_handles_methods_properties_and_dotted_names() -> None:
     prop = source_of(catalog.Module.heading)
     assert prop.text.startswith("@property\ndef heading(self)")  # dedented, decorator kept
-    assert source_of("minirt.course.catalog:Module.heading") == prop
+    assert source_of("minirt_course.course.catalog:Module.heading") == prop
     md = source_of(catalog.landed)._repr_markdown_()
     assert "```python\ndef landed(" in md
     with pytest.raises(TypeError, match="function, class, method"):

@@ -15,8 +15,8 @@ import nbformat
 import pytest
 from test_course_cli import course, run_cli, tiny_template, with_answer  # noqa: F401
 
-from minirt.course import catalog, nbgrade
-from minirt.viz.course import (
+from minirt_course.course import catalog, nbgrade
+from minirt_course.course.route_map import (
     ATTEMPTED,
     FULL_MARKS,
     NOT_STARTED,

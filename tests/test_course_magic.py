@@ -1,4 +1,4 @@
-"""`%load_ext minirt.course.magic`: %grade and %progress inside a kernel, through the CLI's path."""
+"""`%load_ext minirt_course.course.magic`: %grade and %progress inside a kernel, through the CLI's path."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import test_course_cli as cli_tests
 from IPython.core.interactiveshell import InteractiveShell
 
-from minirt.course import magic, nbgrade
+from minirt_course.course import magic, nbgrade
 
 SLUG, with_answer = cli_tests.SLUG, cli_tests.with_answer
 tiny_template, course = cli_tests.tiny_template, cli_tests.course  # the CLI tests' fixtures
@@ -17,7 +17,7 @@ tiny_template, course = cli_tests.tiny_template, cli_tests.course  # the CLI tes
 @pytest.fixture
 def shell() -> InteractiveShell:
     sh = InteractiveShell.instance()
-    sh.extension_manager.load_extension("minirt.course.magic")
+    sh.extension_manager.load_extension("minirt_course.course.magic")
     return sh
 
 

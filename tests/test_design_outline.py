@@ -15,10 +15,10 @@ import pytest
 from design_corpus import CORPUS, RIGHT, good
 
 from minirt.faults import FaultPlan, Faults, Outcome, SimulatedCrash
-from minirt.grading import DesignGrade, grade_design_outline
-from minirt.grading import design as g
-from minirt.scenarios import design_payment as dp
 from minirt.world.ledger import Ledger
+from minirt_course.grading import DesignGrade, grade_design_outline
+from minirt_course.grading import design as g
+from minirt_course.scenarios import design_payment as dp
 
 CP, ID, RS = dp.Checkpoint, dp.Idempotency, dp.Resume
 RIGHT_DESIGN = dp.Design(CP.INTENT_AND_RESULT, ID.DERIVED_KEY, RS.REPLAY_AND_LOOKUP)

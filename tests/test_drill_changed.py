@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from minirt.course import nbgrade, reset
+from minirt_course.course import nbgrade, reset
 
 pytestmark = pytest.mark.slow
 SLUG = "01-run-state-machines"

@@ -3,7 +3,7 @@
 For each solutions/<slug>/drill.ipynb:
 (a) the committed drills/<slug>/drill.ipynb equals a fresh `nbgrader generate_assignment`;
 (b) one batched autograde (nbgrader, plus the out-of-kernel grader for each submission: the
-    score of a cell is the lower of the two, see minirt.course.oracle) of: "ref" (the release with every answer cell filled back in from the
+    score of a cell is the lower of the two, see minirt_course.course.oracle) of: "ref" (the release with every answer cell filled back in from the
     source by grade_id), "blank" (the release as committed) and one learner per wrong answer in
     tests/mutants/<slug>/*.py (the release with the mutant's ANSWERS, every other answer cell
     filled from the source). Every mutant file is loaded and checked; by default only a rotating
@@ -27,7 +27,7 @@ import nbformat
 import pytest
 from sampling import sample, seed
 
-from minirt.course import catalog, nbgrade
+from minirt_course.course import catalog, nbgrade
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "tests" / "mutants"

@@ -11,7 +11,7 @@ import pytest
 from minirt.faults import FaultPlan, FaultPoint, Faults, SimulatedCrash, UnknownFaultPoint
 from minirt.journal import Journal
 from minirt.run import RunState
-from minirt.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
+from minirt_course.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
 from minirt.store.sqlite import SQLiteStore
 from minirt.testing.sweep import (
     ChildDidNotCrash,
@@ -172,8 +172,8 @@ def test_load_scenario_by_reference():
 
 def test_load_scenario_names_a_bad_reference():
     with pytest.raises(ScenarioNotImportable) as err:
-        load_scenario("minirt.scenarios.m03_journal:Nope")
-    assert err.value.name == "minirt.scenarios.m03_journal:Nope"
+        load_scenario("minirt_course.scenarios.m03_journal:Nope")
+    assert err.value.name == "minirt_course.scenarios.m03_journal:Nope"
 
 
 def test_boundaries_are_deterministic_and_cover_every_tool_window():

@@ -1,4 +1,4 @@
-"""Module 01's crash scenario under both crash modes (minirt/scenarios/m01_lease.py).
+"""Module 01's crash scenario under both crash modes (minirt_course/scenarios/m01_lease.py).
 
 A worker dies at every boundary of the refund run; another worker takes over after the lease
 lapses; the zombie's late completion arrives while the new worker holds the run. Simulated crashes
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from minirt import faults
-from minirt.grading import m01
 from minirt.run import FENCED_EVENTS, Run, RunEvent
 from minirt.run import apply as reference_apply
-from minirt.scenarios.m01_lease import (
+from minirt_course.grading import m01
+from minirt_course.scenarios.m01_lease import (
     EXPECTED,
     ZOMBIE_LOG,
     RefundScenario,
@@ -101,7 +101,7 @@ def test_negative_control_the_oracle_catches_a_store_without_fencing(point: tupl
 def test_the_zombie_hook_sends_each_zombie_once_even_when_called_twice(tmp_path: Path) -> None:
     from minirt.journal import Journal
     from minirt.runtime import Context
-    from minirt.scenarios.m01_lease import ZombieCompletion
+    from minirt_course.scenarios.m01_lease import ZombieCompletion
 
     scenario = RefundScenario()
     rt = scenario.make_runtime(tmp_path, faults=faults.Faults(), clock_offset=0.0,

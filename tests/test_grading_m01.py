@@ -1,4 +1,4 @@
-"""Drill 01's hidden-test logic (minirt/grading/m01.py), checked in-process and fast.
+"""Drill 01's hidden-test logic (minirt_course/grading/m01.py), checked in-process and fast.
 
 The drill's cells are executed here in plain Python (no kernel, no nbgrader): the locked setup
 cell, then the answer cells (the source's solutions, the release's blanks, or a mutant's
@@ -17,9 +17,9 @@ from typing import Any
 import nbformat
 import pytest
 
-from minirt.grading import m01
 from minirt.run import Run, RunEvent, RunState, check_transition
 from minirt.run import apply as reference_apply
+from minirt_course.grading import m01
 
 ROOT = Path(__file__).resolve().parents[1]
 SLUG = "01-run-state-machines"

@@ -1,4 +1,4 @@
-"""Tests for minirt.grading.m02: the drill's hidden checks pass the reference answers, fail
+"""Tests for minirt_course.grading.m02: the drill's hidden checks pass the reference answers, fail
 plausible wrong answers on the right property, and never crash on broken learner code."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from minirt.contracts import (
     constraint,
 )
 from minirt.errors import ToolError
-from minirt.grading import m02
 from minirt.tools import EffectClass
+from minirt_course.grading import m02
 
 
 class RefundArgs(BaseModel):
@@ -271,7 +271,7 @@ def test_partial_effect_in_the_records_round_trips() -> None:
 
 
 def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
-    from minirt.grading import m02 as grading
+    from minirt_course.grading import m02 as grading
 
     assert grading.LEARNER_API and all(hasattr(grading, n) for n in grading.LEARNER_API)
     assert not [n for n in grading.LEARNER_API if n.startswith(("check_", "_", "actual"))]
@@ -280,7 +280,7 @@ def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
 
 def test_the_prepare_property_probes_1024_against_1025_bytes() -> None:
     from minirt.contracts import Limits
-    from minirt.grading import m02 as grading
+    from minirt_course.grading import m02 as grading
 
     def loose(charges, payments):
         tool = grading.reference_refund(charges, payments)

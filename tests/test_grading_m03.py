@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from minirt.faults import boundaries, crash_once
-from minirt.grading import m03
-from minirt.grading.m03 import UNRESOLVED, Divergence, Recorded
 from minirt.run import RunState
-from minirt.scenarios.m03_journal import SCENARIO
+from minirt_course.grading import m03
+from minirt_course.grading.m03 import UNRESOLVED, Divergence, Recorded
+from minirt_course.scenarios.m03_journal import SCENARIO
 
 MUTANTS = Path(__file__).parent / "mutants" / "03-step-journals"
 
@@ -224,7 +224,7 @@ def test_a_lookup_that_ignores_arguments_lets_a_changed_workflow_through():
 
 
 def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
-    from minirt.grading import m03 as grading
+    from minirt_course.grading import m03 as grading
 
     assert grading.LEARNER_API and all(hasattr(grading, n) for n in grading.LEARNER_API)
     assert not [n for n in grading.LEARNER_API
@@ -232,7 +232,7 @@ def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
 
 
 def test_the_lookup_property_finds_notes_only_and_a_null_result() -> None:
-    from minirt.grading import m03 as grading
+    from minirt_course.grading import m03 as grading
 
     def notes_only_is_nothing(rows, step, kind, name, dg):
         here = [r for r in rows if r["step"] == step]

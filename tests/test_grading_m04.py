@@ -8,9 +8,9 @@ import uuid
 import pytest
 
 from minirt.canonical import canonical_json, digest
-from minirt.grading import m04
 from minirt.idempotency import first_sent_at
 from minirt.runtime import Resolution
+from minirt_course.grading import m04
 
 
 def derive_key(run_id, step, tool, args):

@@ -9,8 +9,8 @@ import pytest
 
 from minirt.effects import Action, EffectStatus, PlannedAction, compensation_key, plan_compensations
 from minirt.faults import boundaries
-from minirt.grading import m05
-from minirt.scenarios.m05_saga import VARIANTS
+from minirt_course.grading import m05
+from minirt_course.scenarios.m05_saga import VARIANTS
 
 
 def no_lookup(effects: Any, lookup: Any) -> list[PlannedAction]:
@@ -104,7 +104,7 @@ def test_the_prediction_is_checked_against_the_run() -> None:
 
 
 def test_learner_api_lists_only_helpers_that_exist_and_not_the_answer() -> None:
-    from minirt.grading import m05 as grading
+    from minirt_course.grading import m05 as grading
 
     assert grading.LEARNER_API and all(hasattr(grading, n) for n in grading.LEARNER_API)
     assert not [n for n in grading.LEARNER_API if n.startswith(("check_", "_", "observe"))]
@@ -115,7 +115,7 @@ def test_the_plan_property_sees_an_in_place_sort_and_the_key_property_a_missing_
     import hashlib
 
     from minirt.effects import plan_compensations
-    from minirt.grading import m05 as grading
+    from minirt_course.grading import m05 as grading
 
     def in_place(effects, lookup):
         effects.sort(key=lambda e: e.step, reverse=True)

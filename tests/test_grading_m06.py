@@ -18,7 +18,7 @@ from minirt import approvals
 from minirt.approvals import ApprovalForged, check_receipt
 from minirt.canonical import digest
 from minirt.faults import boundaries
-from minirt.grading import m06
+from minirt_course.grading import m06
 
 MUTANTS = Path(__file__).parent / "mutants" / "06-scopes-and-approvals"
 ATTACKS = {"test_forged": m06.check_forged, "test_mismatch": m06.check_mismatch,
@@ -74,7 +74,7 @@ def test_crash_drill_passes_the_reference_and_fails_blank_and_allow_all() -> Non
 
 def test_crash_drill_points_are_real_boundaries() -> None:
     for phase, point in m06.CRASHES:
-        assert (point, 1) in boundaries(f"minirt.scenarios.m06_approval:{phase}")
+        assert (point, 1) in boundaries(f"minirt_course.scenarios.m06_approval:{phase}")
 
 
 def test_prediction_drill_shows_the_committed_intent_is_sent_after_expiry() -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from minirt.grading import m07
-from minirt.scenarios.m07_fanout import by_step
 from minirt.scheduler import Node, conflicts, plan_waves, predecessors
+from minirt_course.grading import m07
+from minirt_course.scenarios.m07_fanout import by_step
 
 
 def rw_only(a: Node, b: Node) -> bool:

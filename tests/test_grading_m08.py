@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from minirt.cancel import effective_deadline, is_quiescent
-from minirt.grading import m08
+from minirt_course.grading import m08
 
 
 def reference_decide(run: Any, existing: Any, reason: str, at: float) -> Any:

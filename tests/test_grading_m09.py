@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from minirt.budget import BudgetExceeded, Reservation, amounts_of, reserve, settle
-from minirt.grading import m09
+from minirt_course.grading import m09
 
 
 def check_then_reserve(accounts: Any, run_id: str, rid: str, amounts: Any, *,

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from minirt.grading import m10
-from minirt.scenarios.m10_trace import judge
 from minirt.trace import attempts_by_key
+from minirt_course.grading import m10
+from minirt_course.scenarios.m10_trace import judge
 
 TERMINAL = ("succeeded", "failed", "cancelled")
 
@@ -124,7 +124,7 @@ def test_learner_api_names_no_check_and_no_answer() -> None:
 
 
 def test_precedence_between_two_bad_outcomes_is_judged() -> None:
-    from minirt.scenarios.m10_trace import TERMINAL_STATES, judge
+    from minirt_course.scenarios.m10_trace import TERMINAL_STATES, judge
 
     def stuck_first(state: str, report: Any) -> str:
         return "stuck" if state not in TERMINAL_STATES else judge(state, report)

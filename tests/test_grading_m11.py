@@ -1,4 +1,4 @@
-"""The capstone grader (minirt.grading.m11): the reference answers pass, each wrong answer fails."""
+"""The capstone grader (minirt_course.grading.m11): the reference answers pass, each wrong answer fails."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from minirt.approvals import ApprovalMismatch, check_receipt
-from minirt.capstone.agent import support_agent
-from minirt.grading import m11
 from minirt.idempotency import Delivery
+from minirt_course.capstone.agent import support_agent
+from minirt_course.grading import m11
 
 
 def unbound(receipt: Any, request: Any, current: Any, *, key: Any, now: float,
@@ -137,7 +137,7 @@ def test_a_plan_naming_one_order_twice_must_be_refused() -> None:
     assert m11.check_bad_plans(answers()) == []
 
     def trusting(ctx: Any, ticket: Any) -> Any:  # the reference agent minus the plan check
-        from minirt.capstone import agent
+        from minirt_course.capstone import agent
 
         orders = agent.lookup_orders(ctx, ticket["orders"])
         plan = ctx.decide({"task": "plan", "ticket": ticket, "orders": orders}, name="plan")

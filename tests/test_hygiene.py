@@ -13,7 +13,7 @@ from types import ModuleType
 import nbformat
 import pytest
 
-from minirt.course import catalog
+from minirt_course.course import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,7 +99,7 @@ def test_every_release_has_a_source_and_lessons_use_catalog_slugs() -> None:
 
 
 def test_ruff_is_clean() -> None:
-    targets = [d for d in ("minirt", "tests", "tools", "benchmarks", "lessons", "solutions")
+    targets = [d for d in ("minirt", "minirt_course", "tests", "tools", "benchmarks", "lessons", "solutions")
                if (ROOT / d).exists()]
     done = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", *targets],

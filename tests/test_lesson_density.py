@@ -9,7 +9,7 @@ A lesson's reading time is estimated from three counts (what issue 22 calls its 
   output is counted as shown lines;
 - **shown lines**: the lines of runtime source it prints: ``show(x)`` counts every line of
   ``x``'s source, ``show_contract(x)`` the lines of its signature and docstring, and
-  ``show_folded(x, notes)`` (:mod:`minirt.course.fold`) one line per key line, since the rest
+  ``show_folded(x, notes)`` (:mod:`minirt_course.course.fold`) one line per key line, since the rest
   is folded behind "show the source".
 
 The rates, stated once (:data:`RATES`): **200 words a minute** for prose (below the 238 words a
@@ -44,9 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # when run as a script
     sys.path.insert(0, str(ROOT))
 
-from minirt.course import catalog  # noqa: E402
-from minirt.course.navigation import CONTENTS_ID, NEXT_STEPS_ID  # noqa: E402
-from minirt.course.show import contract_of, source_of  # noqa: E402
+from minirt_course.course import catalog  # noqa: E402
+from minirt_course.course.navigation import CONTENTS_ID, NEXT_STEPS_ID  # noqa: E402
+from minirt_course.course.show import contract_of, source_of  # noqa: E402
 
 LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))
 
@@ -190,7 +190,7 @@ def test_the_counts() -> None:
         {"cell_type": "markdown", "id": CONTENTS_ID, "source": ["many words " * 50]},
         {"cell_type": "markdown", "id": "a", "source": ["one two three"]},
         {"cell_type": "code", "id": "b", "source": [
-            "from minirt.course.show import show\n", "from minirt.run import apply\n",
+            "from minirt_course.course.show import show\n", "from minirt.run import apply\n",
             "show(apply)\n", "show_folded(apply, {'def apply': 'why'})\n", "show(nowhere)\n"]},
     ]}
     tmp = ROOT / "build" / "density-selftest.ipynb"

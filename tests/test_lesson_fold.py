@@ -1,4 +1,4 @@
-"""`show_folded` (minirt.course.fold): the key lines in the open, the whole listing folded."""
+"""`show_folded` (minirt_course.course.fold): the key lines in the open, the whole listing folded."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import html
 
 import pytest
 
-from minirt.course.fold import SUMMARY, FoldNoteUnmatched, folded, show_folded
-from minirt.course.show import source_of
 from minirt.run import apply
+from minirt_course.course.fold import SUMMARY, FoldNoteUnmatched, folded, show_folded
+from minirt_course.course.show import source_of
 
 
 def test_key_lines_come_in_source_order_with_their_notes() -> None:

@@ -1,7 +1,7 @@
 """Predict, then run makes the learner predict, and no lesson prints its drill's answer.
 
 - Every lesson's prediction cell ships empty (``prediction = None``), and the first cell after it
-  that reads it goes through :func:`minirt.course.predict.check_prediction`, which says "make a prediction first"
+  that reads it goes through :func:`minirt_course.course.predict.check_prediction`, which says "make a prediction first"
   and shows nothing of the run while the prediction is None.
 - No lesson ``show()``s (or ``show_folded()``s: the fold holds the whole source) the source of a
   function its drill asks the learner to write: the names
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from minirt.course.predict import ASK_FIRST, check_prediction
-from minirt.course.show import contract_of, source_of
+from minirt_course.course.predict import ASK_FIRST, check_prediction
+from minirt_course.course.show import contract_of, source_of
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "lessons").glob("*.ipynb"))

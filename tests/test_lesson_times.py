@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from minirt.course import catalog
+from minirt_course.course import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMES = ROOT / "build" / "notebook-times.json"

@@ -42,7 +42,7 @@ def test_the_automatic_cell_wants_the_agents_own_figures() -> None:
     """Structure and own figures here; the spray rule (most quoted numbers must be measured) is
     m11.check_note's, tested with a real agent in test_grading_m11 and by the mutant
     tests/mutants/11-capstone/note_spray_of_numbers.py."""
-    from minirt.capstone.note import check_note
+    from minirt_course.capstone.note import check_note
 
     figures = {"bytes_per_step": 730.0, "events_per_run": 43.0}
     note = ("## Decisions\nEvery refund carries its effect key and is looked up after a loss.\n"

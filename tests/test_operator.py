@@ -211,7 +211,7 @@ APPROVAL_APP = '''
 from pathlib import Path
 
 from minirt.runtime import Runtime
-from minirt.scenarios.m06_approval import M06Approval
+from minirt_course.scenarios.m06_approval import M06Approval
 
 HERE = Path(__file__).parent
 
@@ -223,7 +223,7 @@ def app(store):
 
 @pytest.fixture
 def approval_world(tmp_path, monkeypatch, store_url):
-    from minirt.scenarios.m06_approval import M06Approval
+    from minirt_course.scenarios.m06_approval import M06Approval
 
     mod = f"approvalapp_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{mod}.py").write_text(textwrap.dedent(APPROVAL_APP))
@@ -236,7 +236,7 @@ def approval_world(tmp_path, monkeypatch, store_url):
 
 def waiting_refund(approval_world, run_id):
     from minirt.approvals import ApprovalGate
-    from minirt.scenarios.m06_approval import ORDER_ID
+    from minirt_course.scenarios.m06_approval import ORDER_ID
 
     tmp_path, module, ref, db = approval_world
     rt = module.app(open_store(db))
@@ -249,7 +249,7 @@ def waiting_refund(approval_world, run_id):
 
 
 def test_approve_from_the_cli_finishes_the_refund_once(approval_world, capsys):
-    from minirt.scenarios.m06_approval import Ledger as RefundLedger
+    from minirt_course.scenarios.m06_approval import Ledger as RefundLedger
 
     tmp_path, module, ref, db = approval_world
     rt, req = waiting_refund(approval_world, "a1")
@@ -272,7 +272,7 @@ def test_approve_from_the_cli_finishes_the_refund_once(approval_world, capsys):
 
 
 def test_deny_and_revoke_from_the_cli(approval_world, capsys):
-    from minirt.scenarios.m06_approval import Ledger as RefundLedger
+    from minirt_course.scenarios.m06_approval import Ledger as RefundLedger
 
     tmp_path, module, ref, db = approval_world
     rt, req = waiting_refund(approval_world, "d1")

@@ -120,8 +120,8 @@ def test_a_fork_never_copies_an_approval_and_a_retry_asks_again(tmp_path):
     """A copied request names the old run and a copied decision carries a receipt the old run
     may spend too: the fork cuts before them, and the new run asks its reviewer again."""
     from minirt.approvals import ApprovalGate
-    from minirt.scenarios.m06_approval import ORDER_ID, M06Approval
-    from minirt.scenarios.m06_approval import Ledger as RefundLedger
+    from minirt_course.scenarios.m06_approval import ORDER_ID, M06Approval
+    from minirt_course.scenarios.m06_approval import Ledger as RefundLedger
 
     M06Approval("waiting").setup(tmp_path)
     rt = Runtime(open_store(str(tmp_path / "runs.sqlite")),

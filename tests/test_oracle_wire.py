@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minirt.course import wire
-from minirt.course.channel import Peer, PeerDied
-from minirt.course.sandbox import LearnerProcess
 from minirt.faults import SimulatedCrash
 from minirt.run import Run, RunState, StaleIncarnation
+from minirt_course.course import wire
+from minirt_course.course.channel import Peer, PeerDied
+from minirt_course.course.sandbox import LearnerProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,7 +115,7 @@ def test_minirt_values_are_rebuilt_by_class_and_others_are_handles() -> None:
 
 def test_a_class_path_outside_minirt_is_refused() -> None:
     _, dec = _codec()
-    for path in ("os:system", "minirt.grading.m01:LearnerStore", "minirt.run:replace",
+    for path in ("os:system", "minirt_course.grading.m01:LearnerStore", "minirt.run:replace",
                  "builtins:eval"):
         with pytest.raises(wire.WireError):
             dec.decode({"t": "dc", "c": path, "i": 1, "v": []})
@@ -246,9 +246,9 @@ def test_peer_death_fails_the_call_with_the_exit_code(tmp_path: Path) -> None:
 
 def test_the_learner_process_cannot_reach_the_grading_code() -> None:
     probe = '''import minirt, sys
-from minirt.grading import m01
+from minirt_course.grading import m01
 found = {"file": minirt.__file__, "api": sorted(n for n in vars(m01) if not n.startswith("_"))}
-for name in ("minirt.course", "minirt.course.oracle"):
+for name in ("minirt_course.course", "minirt_course.course.oracle"):
     try:
         __import__(name)
         found[name] = "imported"
@@ -264,6 +264,6 @@ except AttributeError:
         lp.root.load([["answer", "answer_x", probe]])
         found = lp.root.run_until("answer_x", ["found"])["values"]["found"]
     assert "build/sandbox" in found["file"]
-    assert found["minirt.course"] == found["minirt.course.oracle"] == "absent"
+    assert found["minirt_course.course"] == found["minirt_course.course.oracle"] == "absent"
     assert found["check"] == "absent"
     assert not any(n.startswith("check_") for n in found["api"])

@@ -51,8 +51,8 @@ def _texts(folder: Path) -> dict[str, str]:
 def test_release_holds_no_instructor_folder_or_marker(built: Path) -> None:
     texts = _texts(built)
     assert not [r for r in texts if r.split("/")[0] in {"solutions", "tests", "tools"}]
-    assert not (built / "minirt" / "course" / "oracle.py").exists()
-    assert not (built / "minirt" / "course" / "sandbox.py").exists()
+    assert not (built / "minirt_course" / "course" / "oracle.py").exists()
+    assert not (built / "minirt_course" / "course" / "sandbox.py").exists()
     notebooks = {r: t for r, t in texts.items() if r.endswith(".ipynb")}
     assert len(notebooks) == len(list((ROOT / "lessons").glob("*.ipynb"))) + len(
         list((ROOT / "drills").glob("*/drill.ipynb")))
@@ -82,7 +82,7 @@ def test_no_hidden_test_line_and_no_hidden_only_helper_in_the_release(built: Pat
     assert len(hidden_only) >= 10
     shipped, needed = [], []
     for module, name in sorted(hidden_only):
-        text = (built / "minirt" / "grading" / f"{module}.py").read_text()
+        text = (built / "minirt_course" / "grading" / f"{module}.py").read_text()
         if re.search(rf"^(def|class) {name}\b|^{name}\s*[:=]", text, re.M):
             # shipped only if another shipped definition of that module uses it
             others = [ln for ln in text.splitlines()
@@ -96,14 +96,14 @@ def test_wheel_carries_the_notebooks_and_not_the_full_grading(built: Path) -> No
     wheels = sorted((built / "dist").glob("minirt_course-*.whl"))
     assert len(wheels) == 1
     names = zipfile.ZipFile(wheels[0]).namelist()
-    lessons = [n for n in names if n.startswith("minirt/course/material/lessons/")]
-    drills = [n for n in names if re.match(r"minirt/course/material/drills/[^/]+/drill\.ipynb$", n)]
+    lessons = [n for n in names if n.startswith("minirt_course/course/material/lessons/")]
+    drills = [n for n in names if re.match(r"minirt_course/course/material/drills/[^/]+/drill\.ipynb$", n)]
     assert len(lessons) == len(list((ROOT / "lessons").glob("*.ipynb")))
     assert len(drills) == len(list((ROOT / "drills").glob("*/drill.ipynb")))
-    assert "minirt/course/material/nbgrader_config.py" in names
+    assert "minirt_course/course/material/nbgrader_config.py" in names
     assert not [n for n in names if n.startswith(("solutions/", "tests/"))]
-    m01 = zipfile.ZipFile(wheels[0]).read("minirt/grading/m01.py").decode()
-    assert len(m01) < len((ROOT / "minirt/grading/m01.py").read_text()) / 3
+    m01 = zipfile.ZipFile(wheels[0]).read("minirt_course/grading/m01.py").decode()
+    assert len(m01) < len((ROOT / "minirt_course/grading/m01.py").read_text()) / 3
 
 
 def _env(built: Path) -> dict[str, str]:
@@ -114,7 +114,7 @@ def _env(built: Path) -> dict[str, str]:
 
 
 def _start(built: Path, folder: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "minirt.course.cli", "start", str(folder),
+    return subprocess.run([sys.executable, "-m", "minirt_course.course.cli", "start", str(folder),
                            "--no-open"], env=_env(built), capture_output=True, text=True,
                           timeout=120, check=False, cwd=folder.parent)  # not the checkout
 
@@ -135,7 +135,7 @@ def test_start_copies_lessons_and_drills_and_keeps_the_learners_work(
 
 
 def test_start_in_a_clone_is_a_named_error(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "minirt.course.cli", "start", str(tmp_path / "x"),
+    proc = subprocess.run([sys.executable, "-m", "minirt_course.course.cli", "start", str(tmp_path / "x"),
                            "--no-open"], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2 and "no course material" in proc.stderr
 
@@ -169,7 +169,7 @@ def test_a_lesson_and_a_drills_visible_tests_run_from_the_release(
 
     lesson = nbformat.read(str(folder / "lessons" / "01-run-state-machines.ipynb"), as_version=4)
     probe = nbformat.v4.new_code_cell(
-        f"import minirt, minirt.grading\nassert minirt.__file__.startswith({str(built)!r}), "
+        f"import minirt, minirt_course.grading\nassert minirt.__file__.startswith({str(built)!r}), "
         "minirt.__file__")
     lesson.cells.insert(0, probe)
     NotebookClient(lesson, timeout=300, kernel_name="python3",
@@ -178,7 +178,7 @@ def test_a_lesson_and_a_drills_visible_tests_run_from_the_release(
               if o.get("output_type") == "error" or o.get("name") == "stderr"]
     assert errors == []
 
-    from minirt.course import visible
+    from minirt_course.course import visible
 
     slug = "01-run-state-machines"
     drill = folder / "drills" / slug / "drill.ipynb"
@@ -189,7 +189,7 @@ def test_a_lesson_and_a_drills_visible_tests_run_from_the_release(
 
 
 def test_release_lessons_start_with_the_colab_cell(built: Path) -> None:
-    lessons = sorted((built / "minirt" / "course" / "material" / "lessons").glob("*.ipynb"))
+    lessons = sorted((built / "minirt_course" / "course" / "material" / "lessons").glob("*.ipynb"))
     assert len(lessons) == len(list((ROOT / "lessons").glob("*.ipynb")))
     for path in lessons:
         cells = json.loads(path.read_text())["cells"]

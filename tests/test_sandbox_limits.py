@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from minirt.course import catalog, oracle, sandbox
+from minirt_course.course import catalog, oracle, sandbox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_tamper import ROOT, TAMPER, load, submission  # noqa: E402
@@ -32,7 +32,7 @@ def attempt(fn):
     except Exception as exc:
         return type(exc).__name__
 read_solution = attempt(lambda: open({str(ROOT / 'solutions/01-run-state-machines/drill.ipynb')!r}).read())
-read_grader = attempt(lambda: open({str(ROOT / 'minirt/grading/m01.py')!r}).read())
+read_grader = attempt(lambda: open({str(ROOT / 'minirt_course/grading/m01.py')!r}).read())
 list_root = attempt(lambda: os.listdir({str(ROOT)!r}))
 write_root = attempt(lambda: open({str(ROOT / 'tamper-probe.txt')!r}, "w").write("x"))
 spawn = attempt(lambda: __import__("subprocess").run(["cat", {str(ROOT / 'README.md')!r}],

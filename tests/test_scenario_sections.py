@@ -1,12 +1,12 @@
 """The runnable sections added to lessons 04, 05, 08 and 09 (issue 22), checked outside the
 notebooks, fast: each property the lesson's prose claims, and what it claims is absent.
 
-- 04 (:func:`minirt.scenarios.m04_payment.scripted_charge`): an answered error follows the retry
+- 04 (:func:`minirt_course.scenarios.m04_payment.scripted_charge`): an answered error follows the retry
   policy with a durable wait; a timeout never does (reconciliation instead).
-- 05 (:mod:`minirt.scenarios.m05_pivot`): a pivot placed too early leaves a confirmation sent for
+- 05 (:mod:`minirt_course.scenarios.m05_pivot`): a pivot placed too early leaves a confirmation sent for
   a refunded order; placed last, a failure after it is retried forward, never compensated, and a
   failure before it still compensates.
-- 08 (:mod:`minirt.scenarios.m08_bounds`): a cleanup past its time or call bound is refused and
+- 08 (:mod:`minirt_course.scenarios.m08_bounds`): a cleanup past its time or call bound is refused and
   reported, the run CANCELLED; a fan-out cancelled mid-wave finishes that wave and starts no other.
 """
 
@@ -17,9 +17,9 @@ import pytest
 from minirt.cancel import cancel_record
 from minirt.retry import RetryPolicy
 from minirt.run import RunState
-from minirt.scenarios import m04_payment as m04
-from minirt.scenarios import m05_pivot as pivot
-from minirt.scenarios import m08_bounds
+from minirt_course.scenarios import m04_payment as m04
+from minirt_course.scenarios import m05_pivot as pivot
+from minirt_course.scenarios import m08_bounds
 
 
 class RateLimited(Exception):

@@ -17,7 +17,6 @@ from minirt.errors import ToolError
 from minirt.faults import FaultPlan, SimulatedCrash
 from minirt.run import RunState
 from minirt.runtime import Runtime
-from minirt.scenarios.m07_fanout import Sequencer
 from minirt.scheduler import (
     Call,
     ChildScope,
@@ -34,6 +33,7 @@ from minirt.scheduler import (
 )
 from minirt.store.sqlite import SQLiteStore
 from minirt.tools import EffectClass, FunctionTool, Lookup
+from minirt_course.scenarios.m07_fanout import Sequencer
 
 
 def node(name: str, step: int, after: tuple[str, ...] = (), reads: tuple[str, ...] = (),
@@ -421,9 +421,9 @@ def test_any_completion_order_gives_the_same_journal_and_result(order: list[int]
 # -- the pictures (minirt.viz.scheduler) -------------------------------------------------------
 
 def test_the_plan_picture_draws_every_call_dependency_and_conflict() -> None:
-    from minirt.scenarios.m07_fanout import REQUEST, fanout_calls
     from minirt.scheduler import nodes_of
     from minirt.viz.scheduler import plan_diagram
+    from minirt_course.scenarios.m07_fanout import REQUEST, fanout_calls
 
     nodes = nodes_of(fanout_calls(REQUEST))
     dot = plan_diagram(nodes, plan_waves(nodes, 3)).source

@@ -137,9 +137,9 @@ def test_unknown_shape_is_named() -> None:
 # -- every course tool's schema is valid JSON Schema ----------------------------------------------
 
 def _course_tools(tmp_path) -> list[Any]:
-    from minirt.capstone import shop
-    from minirt.scenarios import m03_journal, pg_chaos
     from minirt.world import tools as wt
+    from minirt_course.capstone import shop
+    from minirt_course.scenarios import m03_journal, pg_chaos
 
     provider = object()
     tools: list[Any] = [wt.charge_tool(provider), wt.refund_tool(provider),
@@ -170,7 +170,7 @@ def test_a_plain_function_tool_exports_no_schema_until_typed() -> None:
 def _course_models() -> list[type[BaseModel]]:
     """Every pydantic model defined in the course's worlds, scenarios, capstone and graders."""
     found: dict[str, type[BaseModel]] = {}
-    for pkg in ("minirt.world", "minirt.scenarios", "minirt.capstone", "minirt.grading"):
+    for pkg in ("minirt.world", "minirt_course.scenarios", "minirt_course.capstone", "minirt_course.grading"):
         base = importlib.import_module(pkg)
         for info in pkgutil.iter_modules(base.__path__):
             try:

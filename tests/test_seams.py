@@ -5,7 +5,10 @@
   journal/dispatch/context files touches the private attributes those classes own; the few
   exceptions are listed with their reason;
 - ``faults``, ``runtime`` and ``idempotency`` are in no import cycle (imports under
-  ``if TYPE_CHECKING:`` are for the type checker and do not count; imports inside functions do).
+  ``if TYPE_CHECKING:`` are for the type checker and do not count; imports inside functions do);
+- the layers (:data:`LAYERS`): ``minirt_course`` -> ``minirt.viz`` -> the ``minirt`` runtime ->
+  ``minirt.store``; nothing under ``minirt/`` imports ``minirt_course``, neither by an import
+  statement (at the top or inside a function) nor by name through ``importlib``.
 """
 
 from __future__ import annotations
@@ -14,17 +17,32 @@ import ast
 from pathlib import Path
 
 import minirt
+import minirt_course
 
 ROOT = Path(minirt.__file__).parent
+COURSE_ROOT = Path(minirt_course.__file__).parent
+assert COURSE_ROOT.parent == ROOT.parent, "minirt_course lives beside minirt in this repository"
 #: The files that own the journal, the dispatch pipeline and the context: they may use each
 #: other's private attributes.
 SEAM_FILES = {"runtime.py", "dispatch.py", "journal.py"}
-#: (file, accessed expression) -> why it is allowed.
+#: (file, accessed expression) -> why it is allowed. Files of minirt/ are named relative to it,
+#: files of minirt_course/ from the repository root (see :func:`_rel`).
 ALLOWED = {
     ("cli.py", "os._exit"): "the standard library's documented exit without cleanup",
-    ("course/learner_main.py", "os._exit"): "the standard library's documented exit without "
-                                            "cleanup (the learner's process, its checker gone)",
+    ("minirt_course/course/learner_main.py", "os._exit"):
+        "the standard library's documented exit without cleanup (the learner's process, its "
+        "checker gone)",
 }
+
+
+def _files() -> list[Path]:
+    """Every module of the runtime (minirt/) and of the course (minirt_course/)."""
+    return sorted([*ROOT.rglob("*.py"), *COURSE_ROOT.rglob("*.py")])
+
+
+def _rel(path: Path) -> str:
+    """``cli.py`` for minirt/cli.py, ``minirt_course/grading/m03.py`` for the course's files."""
+    return path.relative_to(ROOT if ROOT in path.parents else ROOT.parent).as_posix()
 
 
 def _tree(path: Path) -> ast.Module:
@@ -94,20 +112,19 @@ def _private_accesses(path: Path, seam: set[str]) -> list[tuple[str, int]]:
 def test_no_module_touches_another_modules_private_attributes():
     seam = _seam_privates()
     problems = []
-    for path in sorted(ROOT.rglob("*.py")):
-        rel = path.relative_to(ROOT).as_posix()
+    for path in _files():
+        rel = _rel(path)
         if rel in SEAM_FILES:
             continue
         for expr, line in _private_accesses(path, seam):
             if (rel, expr) not in ALLOWED:
-                problems.append(f"minirt/{rel}:{line}: {expr}")
+                problems.append(f"{path.relative_to(ROOT.parent).as_posix()}:{line}: {expr}")
     assert problems == [], "\n".join(problems)
 
 
 def test_the_allow_list_has_no_stale_entries():
     seam = _seam_privates()
-    used = {(path.relative_to(ROOT).as_posix(), expr) for path in ROOT.rglob("*.py")
-            for expr, _ in _private_accesses(path, seam)}
+    used = {(_rel(path), expr) for path in _files() for expr, _ in _private_accesses(path, seam)}
     assert set(ALLOWED) <= used, sorted(set(ALLOWED) - used)
 
 
@@ -210,7 +227,7 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
 
 
 def _graph() -> dict[str, set[str]]:
-    modules = {_module_name(p): p for p in ROOT.rglob("*.py")}
+    modules = {_module_name(p): p for p in _files()}
     return {m: {i for i in _imports(p, set(modules)) if i in modules and i != m}
             for m, p in modules.items()}
 
@@ -236,7 +253,8 @@ def test_faults_runtime_and_idempotency_are_in_no_import_cycle():
     assert cyclic == []
 
 
-COURSE = ("minirt.scenarios", "minirt.grading", "minirt.course", "minirt.capstone", "minirt.viz")
+#: The course (its own package) and the pictures layer it draws with.
+COURSE = ("minirt_course", "minirt.viz")
 
 
 #: Operator tooling outside the runtime: the console draws with the course's pictures
@@ -259,9 +277,127 @@ def test_the_runtime_reaches_the_console_only_by_name():
     assert [m for m in runtime if _reaches(graph, m, "minirt.console.app")] == []
 
 
+#: The layers, top to bottom, and the layers each may import (the first prefix that matches
+#: names a module's layer; everything else under minirt/ is the runtime). Imports run one way:
+#: course -> pictures -> runtime -> stores; the operator's console draws with the pictures.
+LAYERS = {
+    "course": ("minirt_course", {"course", "pictures", "runtime", "stores"}),
+    "console": ("minirt.console", {"console", "pictures", "runtime", "stores"}),
+    "pictures": ("minirt.viz", {"pictures", "runtime", "stores"}),
+    "stores": ("minirt.store", {"stores"}),
+    "runtime": ("minirt", {"runtime", "stores"}),
+}
+#: The runtime modules the stores build on (the vocabulary they store and check).
+STORES_MAY_IMPORT = {"minirt.canonical", "minirt.errors", "minirt.kinds", "minirt.run"}
+#: (importer, imported) across the layers the other way, with the reason.
+UPWARD = {("minirt.cli_operator", "minirt.console.cli"):
+          "registers the `minirt console` command; the console's app loads only by name"}
+
+
+def _layer(module: str) -> str:
+    return next(name for name, (prefix, _) in LAYERS.items()
+                if module == prefix or module.startswith(prefix + "."))
+
+
+def test_imports_run_one_way_down_the_layers():
+    graph = _graph()
+    assert {_layer(m) for m in graph} == set(LAYERS)  # every layer has modules: none misnamed
+    wrong = sorted(f"{m} -> {n}" for m, deps in graph.items() for n in deps
+                   if _layer(n) not in LAYERS[_layer(m)][1]
+                   and not (_layer(m) == "stores" and n in STORES_MAY_IMPORT)
+                   and (m, n) not in UPWARD)
+    assert wrong == []
+
+
+def test_the_layer_check_catches_an_upward_import():
+    assert _layer("minirt_course.grading.m01") == "course"
+    assert _layer("minirt.viz.journal") == "pictures" and _layer("minirt.vizier") == "runtime"
+    assert "course" not in LAYERS["runtime"][1] and "course" not in LAYERS["pictures"][1]
+    assert "pictures" not in LAYERS["runtime"][1] and "runtime" not in LAYERS["stores"][1]
+
+
+#: Calls that import a module named by a string.
+_BY_NAME = ("import_module", "__import__", "find_spec", "import_string", "load_scenario",
+            "run_module", "find_module")
+
+
+def _course_names_imported_by_string(path: Path) -> list[str]:
+    """``importlib.import_module("minirt_course...")`` and the like, also through a variable or
+    an f-string holding the name: any string constant that starts with ``minirt_course`` and
+    is used in a module that imports by name."""
+    tree = _tree(path)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).rsplit(".", 1)[-1] in _BY_NAME:
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                for sub in ast.walk(arg):
+                    if isinstance(sub, ast.Constant) and isinstance(sub.value, str) \
+                            and sub.value.startswith("minirt_course"):
+                        found.append(f"{path.name}:{sub.lineno}: {sub.value!r}")
+    if any(isinstance(n, ast.Call) and ast.unparse(n.func).rsplit(".", 1)[-1] in _BY_NAME
+           for n in ast.walk(tree)):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.split(":")[0].strip() in _course_modules():
+                found.append(f"{path.name}:{node.lineno}: {node.value!r}")
+    return sorted(set(found))
+
+
+def _course_modules() -> set[str]:
+    return {_module_name(p) for p in COURSE_ROOT.rglob("*.py")}
+
+
+def test_the_runtime_imports_the_course_by_no_name():
+    found = [f for path in sorted(ROOT.rglob("*.py"))
+             for f in _course_names_imported_by_string(path)]
+    assert found == []
+
+
+def test_the_string_check_catches_what_it_is_for(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import importlib\n"
+                   "def f():\n"
+                   "    return importlib.import_module('minirt_course.grading.m01')\n"
+                   "NAME = 'minirt_course.scenarios.m01_lease'\n"
+                   "def g():\n"
+                   "    return __import__(NAME)\n")
+    assert len(_course_names_imported_by_string(bad)) == 2
+
+
+def test_importing_every_runtime_module_loads_no_course_module():
+    """Every module under minirt/ imported (those that need a missing optional dependency left
+    out) with minirt_course refused: none of them needs it, and none loads it."""
+    import subprocess
+    import sys
+
+    code = ("import importlib, importlib.abc, pkgutil, sys\n"
+            "class Refuse(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'minirt_course':\n"
+            "            raise RuntimeError('the runtime imported ' + name)\n"
+            "sys.meta_path.insert(0, Refuse())\n"
+            "import minirt\n"
+            "n = 0\n"
+            "for info in pkgutil.walk_packages(minirt.__path__, 'minirt.'):\n"
+            "    if info.name.endswith('__main__'):\n"
+            "        continue\n"
+            "    try:\n"
+            "        importlib.import_module(info.name)\n"
+            "    except ImportError:\n"
+            "        continue\n"
+            "    n += 1\n"
+            "from minirt.faults import discover_scenarios\n"
+            "assert discover_scenarios() == []\n"
+            "print(n, sorted(m for m in sys.modules if m.startswith('minirt_course')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    count, loaded = out.stdout.split(" ", 1)
+    assert int(count) > 60 and loaded.strip() == "[]"
+
+
 def test_the_capstone_agent_and_shop_are_in_no_import_cycle():
     graph = _graph()
-    assert [m for m in ("minirt.capstone.agent", "minirt.capstone.shop")
+    assert [m for m in ("minirt_course.capstone.agent", "minirt_course.capstone.shop")
             if _reaches(graph, m, m)] == []
 
 
@@ -271,9 +407,9 @@ def test_discover_scenarios_finds_only_registered_packages():
 
     code = ("from minirt.faults import discover_scenarios\n"
             "before = discover_scenarios()\n"
-            "import minirt.scenarios\n"
+            "import minirt_course.scenarios\n"
             "print(len(before), len(discover_scenarios()) > 0,\n"
-            "      discover_scenarios(minirt.scenarios) == discover_scenarios())\n")
+            "      discover_scenarios(minirt_course.scenarios) == discover_scenarios())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["0", "True", "True"]

@@ -20,7 +20,7 @@ The block (CONTRIBUTING.md, lesson skeleton step 7; the study method of lessons/
   05 and 07, Temporal in 03, 04 and 08), by their link;
 - after the "Predict, then run" markdown: a code cell that assigns ``prediction`` (shipped as
   ``None``: tests/test_lesson_predictions.py), and the next code cell checks it against what the
-  run showed with ``check_prediction(prediction, ...)`` (minirt.course.predict: "make a
+  run showed with ``check_prediction(prediction, ...)`` (minirt_course.course.predict: "make a
   prediction first" while it is None), or with a ``==``/``!=`` involving the name ``prediction``,
   not inside an ``assert``, that prints "match"/"mismatch".
 

@@ -1,4 +1,4 @@
-"""The full crash sweep: every scenario of minirt.scenarios x every fault point x both crash modes.
+"""The full crash sweep: every scenario of minirt_course.scenarios x every fault point x both crash modes.
 
 Every scenario is CLEAN at every boundary, in both modes, except the designs that are wrong on
 purpose (each lesson keeps its broken variant), whose failing cells are pinned here exactly. A new
@@ -20,11 +20,11 @@ from minirt.faults import (
     scratch_root,
     sweep_all,
 )
-from minirt.scenarios import m10_trace as m10
+from minirt_course.scenarios import m10_trace as m10
 
 D, L, S, W = (Outcome.DUPLICATE.value, Outcome.LOST.value, Outcome.STUCK.value,
               Outcome.WRONG.value)
-PKG = "minirt.scenarios."
+PKG = "minirt_course.scenarios."
 #: scenario ref -> {(point, occurrence): outcome} for the designs that are wrong on purpose.
 BROKEN_ON_PURPOSE: dict[str, dict[tuple[str, int], str]] = {
     PKG + "m04_payment:pay_then_book_random_keys": {
@@ -77,7 +77,7 @@ def test_a_failing_cell_reruns_with_one_call(tmp_path: Path) -> None:
     cell = matrix.failing()[0]
     assert cell.rerun(workdir=tmp_path) == cell.verdict
     assert (tmp_path / "runs.sqlite").exists()  # the world stays, to inspect
-    assert cell.reproduce() == ("minirt.faults.crash_once('minirt.scenarios.m10_trace:"
+    assert cell.reproduce() == ("minirt.faults.crash_once('minirt_course.scenarios.m10_trace:"
                                 "journals_before_commit', 'after_result', occurrence=1, "
                                 "mode='simulate')")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from minirt.capstone import scenario
 from minirt.faults import boundaries
+from minirt_course.capstone import scenario
 
 
 def test_every_boundary_of_the_reference_agent_recovers_clean() -> None:

@@ -16,8 +16,8 @@ from minirt.dispatch import DispatchPolicy
 from minirt.faults import Faults, Outcome, boundaries, crash_once, sweep
 from minirt.journal import Position
 from minirt.runtime import Context, Runtime
-from minirt.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
 from minirt.tools import Tool
+from minirt_course.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
 
 REF = SCENARIO.ref
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from minirt.faults import WINDOWS, Outcome, sweep
-from minirt.scenarios import m04_payment as m04
+from minirt_course.scenarios import m04_payment as m04
 
 KILL = pytest.param("kill", marks=pytest.mark.slow)
 

@@ -16,7 +16,7 @@ import pytest
 
 from minirt.effects import Action, EffectStatus, PlannedAction
 from minirt.faults import Outcome, sweep
-from minirt.scenarios.m05_saga import VARIANTS, operator_aborts
+from minirt_course.scenarios.m05_saga import VARIANTS, operator_aborts
 
 COMPENSATION_POINTS = {"before_compensation", "after_compensation_intent",
                        "after_compensation_commit", "before_compensation_result",

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from minirt.faults import Faults, Outcome, boundaries, crash_once, recover, sweep
-from minirt.scenarios.m07_fanout import ShopProvider, fanout, reference_result
+from minirt_course.scenarios.m07_fanout import ShopProvider, fanout, reference_result
 
 WAVE_POINTS = {"before_intent", "inside_commit", "after_intent", "after_provider_commit",
                "before_result", "after_result"}

@@ -18,8 +18,8 @@ from minirt.cancel import CANCEL_KEY
 from minirt.canonical import canonical_json
 from minirt.faults import Outcome, boundaries, crash_once, sweep
 from minirt.run import RunEvent
-from minirt.scenarios.m08_cancel import cancel_drill
 from minirt.store.base import NewEvent
+from minirt_course.scenarios.m08_cancel import cancel_drill
 
 CANCEL_POINTS = {"before_cancel_quiesced", "after_cancel_quiesced", "before_cancel_cleaned_up",
                  "after_cancel_cleaned_up", "before_cancelled"}

@@ -16,7 +16,7 @@ import pytest
 
 from minirt.budget import Accounts, amounts_of, reserve, settle
 from minirt.faults import Outcome, boundaries, crash_once, sweep
-from minirt.scenarios import m09_budget as m09
+from minirt_course.scenarios import m09_budget as m09
 
 
 def dirty(cells: list[Any]) -> list[str]:

@@ -2,7 +2,7 @@
 
 Each ``tests/tamper/<slug>/<name>.py`` defines ``ANSWERS`` (grade_id -> answer cell source, the
 other answer cells keep the reference solution) and ``MUST_FAIL`` (graded cells that must score
-0). The fast tests run the out-of-kernel grader (``minirt.course.oracle``) alone; the slow ones
+0). The fast tests run the out-of-kernel grader (``minirt_course.course.oracle``) alone; the slow ones
 go through nbgrader too and check the final score (min of both), that a tampering technique
 really wins in the kernel (so the defence is what stops it), and that a kernel-killing
 submission in a batch of three leaves the other two graded.
@@ -21,7 +21,7 @@ import nbformat
 import pytest
 from sampling import sample
 
-from minirt.course import catalog, nbgrade, oracle
+from minirt_course.course import catalog, nbgrade, oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 TAMPER = ROOT / "tests" / "tamper"

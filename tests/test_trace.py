@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 
 from minirt.faults import FaultPlan, Faults, SimulatedCrash, crash_once
-from minirt.scenarios import m04_payment as m04
-from minirt.scenarios import m10_trace as m10
 from minirt.trace import (
     EffectReport,
     EffectRow,
@@ -32,6 +30,8 @@ from minirt.trace import (
     work_span_id,
 )
 from minirt.world.ledger import Ledger
+from minirt_course.scenarios import m04_payment as m04
+from minirt_course.scenarios import m10_trace as m10
 
 InMemorySpanExporter = pytest.importorskip(
     "opentelemetry.sdk.trace.export.in_memory_span_exporter").InMemorySpanExporter

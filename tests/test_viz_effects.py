@@ -7,9 +7,9 @@ from typing import Any
 
 from minirt.faults import FaultPlan, SimulatedCrash, recover
 from minirt.journal import Journal
-from minirt.scenarios.m05_saga import agent_aborts, booking_down
 from minirt.viz.effects import COLOURS, saga_graph, saga_rows
 from minirt.world.ledger import Ledger
+from minirt_course.scenarios.m05_saga import agent_aborts, booking_down
 
 
 def run(scenario: Any, wd: Path, crash: tuple[str, int] | None = None,

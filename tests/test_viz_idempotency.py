@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from minirt.faults import TOOL_POINTS, Outcome, SweepCell, Verdict, crash_once
-from minirt.scenarios import m04_payment as m04
 from minirt.store.sqlite import SQLiteStore
 from minirt.viz import OUTCOMES
 from minirt.viz.idempotency import (
@@ -17,6 +16,7 @@ from minirt.viz.idempotency import (
     sweep_table,
 )
 from minirt.world.ledger import Ledger
+from minirt_course.scenarios import m04_payment as m04
 
 
 def _cells(outcomes: dict[str, Outcome], occurrence: int = 1) -> list[SweepCell]:

@@ -8,7 +8,6 @@ import pytest
 
 from minirt.faults import FaultPlan, SimulatedCrash, recover
 from minirt.run import RunState
-from minirt.scenarios.m03_journal import SCENARIO
 from minirt.store.base import Event
 from minirt.viz.journal import (
     INCARNATION_COLOUR,
@@ -21,6 +20,7 @@ from minirt.viz.journal import (
     state_text,
     timeline,
 )
+from minirt_course.scenarios.m03_journal import SCENARIO
 
 
 def _crashed(tmp_path: Path, point: str = "after_intent", occurrence: int = 2,

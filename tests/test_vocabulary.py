@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-import minirt.scenarios
+import minirt_course.scenarios
 from minirt.faults import boundaries, discover_scenarios
 from minirt.journal import OPENING_KINDS, OUTCOME_KINDS, SELF_CLOSING_KINDS
 from minirt.kinds import EventKind
 from minirt.resolution import Kind, Resolution, ResolutionInvalid
 from minirt.store.sqlite import SQLiteStore
 
-SCENARIOS = [ref for ref in discover_scenarios(minirt.scenarios)
+SCENARIOS = [ref for ref in discover_scenarios(minirt_course.scenarios)
              if "pg_chaos" not in ref and "http" not in ref]
 
 

@@ -2,7 +2,7 @@
 
 The fast tests check what only the PostgreSQL store offers (SKIP LOCKED, the stale-write count,
 the fencing audit, a named error for an unreachable server) and the ``minirt`` command line. The
-chaos test runs a few hundred checkout runs (``minirt.scenarios.pg_chaos``) through four worker
+chaos test runs a few hundred checkout runs (``minirt_course.scenarios.pg_chaos``) through four worker
 processes while a seeded loop SIGKILLs and restarts workers and freezes others (SIGSTOP) until
 their lease is taken over, then thaws them (SIGCONT) so that their late writes arrive: every run
 must end, every payment and receipt must exist exactly once in the providers' own ledgers, and
@@ -28,14 +28,14 @@ from pathlib import Path
 import pytest
 
 from minirt.run import RunEvent, RunState, StaleIncarnation
-from minirt.scenarios import pg_chaos
 from minirt.store.base import NewEvent
 from minirt.store.postgres import PostgresStore, StoreUnavailable
+from minirt_course.scenarios import pg_chaos
 
 pytest_plugins = ["pg_fixture"]
 pytestmark = pytest.mark.postgres
 
-APP = "minirt.scenarios.pg_chaos:app"
+APP = "minirt_course.scenarios.pg_chaos:app"
 T0 = 1_000.0
 
 

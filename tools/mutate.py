@@ -116,7 +116,7 @@ def resolve(target: str) -> tuple[str, Path]:
     if direct.is_file():
         return target, direct
     sys.path.insert(0, str(ROOT))
-    from minirt.course import catalog
+    from minirt_course.course import catalog
 
     try:
         module = catalog.get(target)

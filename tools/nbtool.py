@@ -88,8 +88,8 @@ def regenerate_drills(ids: Sequence[str] = (), root: Path = ROOT) -> list[Path]:
 
     Uses a throwaway gradebook, so the real build/gradebook.db is left alone.
     """
-    from minirt.course import catalog
-    from minirt.course.nbgrade import generate_release
+    from minirt_course.course import catalog
+    from minirt_course.course.nbgrade import generate_release
 
     modules = [catalog.get(i) for i in ids] if ids else catalog.drilled_modules(root)
     written = []
@@ -153,7 +153,7 @@ def nb2py(src: Path, out: Path) -> Path:
 
 def readme_with_map(readme: str, course_map: str) -> str:
     """`readme` with the block between the course-map markers replaced by `course_map`."""
-    from minirt.course.catalog import COURSE_MAP_BEGIN, COURSE_MAP_END
+    from minirt_course.course.catalog import COURSE_MAP_BEGIN, COURSE_MAP_END
 
     try:
         head, rest = readme.split(COURSE_MAP_BEGIN, 1)
@@ -167,7 +167,7 @@ def readme_with_map(readme: str, course_map: str) -> str:
 
 def readme_map(root: Path = ROOT, check: bool = False) -> bool:
     """Rewrite README.md's course map; with check=True only report. True when it was current."""
-    from minirt.course.catalog import course_map
+    from minirt_course.course.catalog import course_map
 
     readme = root / "README.md"
     old = readme.read_text(encoding="utf-8")
@@ -195,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = sub.add_parser("readme-map", help="rewrite the course map in README.md from the catalog")
     r.add_argument("--check", action="store_true", help="only check; exit 1 when out of date")
     args = parser.parse_args(argv)
-    from minirt.course.nbgrade import CourseError
+    from minirt_course.course.nbgrade import CourseError
 
     try:
         return _run(args)

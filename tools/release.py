@@ -3,18 +3,19 @@
 OUT becomes a small source tree and, in OUT/dist/, a wheel built from it:
 
     OUT/pyproject.toml          distribution `minirt-course` (the runtime + the learner's tooling)
-    OUT/minirt/                 the runtime, without what only the instructor's grading uses
-    OUT/minirt/course/material/ lessons/*.ipynb and drills/<slug>/drill.ipynb (package data)
+    OUT/minirt/                 the runtime
+    OUT/minirt_course/          the course tooling, without what only the instructor's grading uses
+    OUT/minirt_course/course/material/ lessons/*.ipynb and drills/<slug>/drill.ipynb (package data)
     OUT/dist/*.whl              `pip install` it, then `minirt-course start [DIR]`
 
 Each lesson of the release gets a first cell that installs the course on Colab (it acts only when
 `google.colab` imports; `--wheel-url` says where the wheel is published). The repository's own
 lessons do not carry it: their first two cells (title, contents) are pinned by
-minirt.course.navigation and its tests.
+minirt_course.course.navigation and its tests.
 
 Invariant: nothing in OUT comes from solutions/, tests/ or tools/; the drills are nbgrader's
 release versions (drills/, hidden tests already stripped by `nbgrader generate_assignment`);
-minirt/grading/ is replaced by a pruned copy that holds only the top-level definitions the
+minirt_course/grading/ is replaced by a pruned copy that holds only the top-level definitions the
 learner's notebooks reach (what the visible test cells and lessons call, and what those need,
 found by following names through the modules' syntax trees). Modules that exist only to grade
 out of the learner's reach (the oracle, the sandbox and their channel) are left out.
@@ -39,14 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GRADING = "minirt.grading"
-#: minirt modules the learner's side never imports: they grade out of the kernel's reach.
+GRADING = "minirt_course.grading"
+#: course modules the learner's side never imports: they grade out of the kernel's reach.
 INSTRUCTOR_ONLY = (
-    "minirt/course/oracle.py",
-    "minirt/course/sandbox.py",
-    "minirt/course/channel.py",
-    "minirt/course/learner_main.py",
-    "minirt/course/wire.py",
+    "minirt_course/course/oracle.py",
+    "minirt_course/course/sandbox.py",
+    "minirt_course/course/channel.py",
+    "minirt_course/course/learner_main.py",
+    "minirt_course/course/wire.py",
 )
 #: The release's own nbgrader config: drills are the release, there is no source folder.
 RELEASE_NBGRADER_CONFIG = '''"""nbgrader configuration of a learner's copy of the course (minirt-course start).
@@ -117,9 +118,9 @@ def _code_cells(path: Path) -> list[str]:
 
 
 def grading_roots(notebooks: Iterable[Path]) -> dict[str, set[str]]:
-    """module (`minirt.grading` or `minirt.grading.m01`) -> top-level names the notebooks use."""
+    """module (`minirt_course.grading` or `minirt_course.grading.m01`) -> top-level names the notebooks use."""
     roots: dict[str, set[str]] = {}
-    submodules = {p.stem for p in (ROOT / "minirt" / "grading").glob("*.py")} - {"__init__"}
+    submodules = {p.stem for p in (ROOT / "minirt_course" / "grading").glob("*.py")} - {"__init__"}
 
     def add(module: str, name: str) -> None:
         if module == GRADING and name in submodules:
@@ -153,7 +154,7 @@ def grading_roots(notebooks: Iterable[Path]) -> dict[str, set[str]]:
                 if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                         and node.value.id in alias):
                     roots.setdefault(alias[node.value.id], set()).add(node.attr)
-                elif isinstance(node, ast.Attribute):  # minirt.grading.m03.X written out
+                elif isinstance(node, ast.Attribute):  # minirt_course.grading.m03.X written out
                     dotted = ast.unparse(node.value)
                     if dotted.startswith(GRADING + "."):
                         roots.setdefault(dotted, set()).add(node.attr)
@@ -273,7 +274,7 @@ def prune_grading(roots: dict[str, set[str]]) -> dict[str, Pruned]:
             return done
         for m in todo:
             rel = m.split(".")[2:]
-            path = ROOT / "minirt" / "grading" / ("/".join(rel) + ".py" if rel else "__init__.py")
+            path = ROOT / "minirt_course" / "grading" / ("/".join(rel) + ".py" if rel else "__init__.py")
             if not path.is_file():
                 raise ReleaseError(f"no module {m} ({path})")
             pruned_for[m] = frozenset(want[m])
@@ -314,12 +315,12 @@ def _pyproject() -> str:
         f'requires-python = "{src["requires-python"]}"\n'
         f"dependencies = [\n{dep_lines}]\n\n"
         "[project.scripts]\n"
-        'minirt-course = "minirt.course.cli:main"\n'
+        'minirt-course = "minirt_course.course.cli:main"\n'
         'minirt = "minirt.cli:main"\n\n'
         "[tool.setuptools.packages.find]\n"
         'include = ["minirt*"]\n\n'
         "[tool.setuptools.package-data]\n"
-        '"minirt.course" = ["material/*", "material/**/*"]\n'
+        '"minirt_course.course" = ["material/*", "material/**/*"]\n'
     )
 
 
@@ -328,7 +329,7 @@ README = """# Durable execution for tool-using agents (learner release)
     pip install minirt_course-*.whl
     minirt-course start ~/durable-agents     # copies lessons and drills there, opens JupyterLab
 
-In a notebook: `%load_ext minirt.course.magic`, then `%grade` (the visible tests of the open
+In a notebook: `%load_ext minirt_course.course.magic`, then `%grade` (the visible tests of the open
 drill) and `%progress`. Hidden tests and solutions are with your instructor.
 """
 
@@ -362,28 +363,28 @@ def build(out: Path, *, wheel: bool = True, progress: bool = True,
     say(f"{len(_lesson_files())} lessons, {len(_drill_files())} drills (nbgrader release versions)")
     roots = grading_roots(notebooks)
     pruned = prune_grading(roots)
-    say("minirt.grading pruned to what the notebooks use: " + ", ".join(
+    say("minirt_course.grading pruned to what the notebooks use: " + ", ".join(
         f"{m.rsplit('.', 1)[-1]} {len(p.kept)} kept/{len(p.kept) + len(p.dropped)}"
         for m, p in sorted(pruned.items())))
 
     skip = {ROOT / s for s in INSTRUCTOR_ONLY}
     copied = 0
-    for src in sorted((ROOT / "minirt").rglob("*")):
+    for src in sorted([*(ROOT / "minirt").rglob("*"), *(ROOT / "minirt_course").rglob("*")]):
         rel = src.relative_to(ROOT)
         if (src.is_dir() or "__pycache__" in rel.parts or src.suffix == ".pyc"
-                or rel.parts[:2] == ("minirt", "grading") or src in skip):
+                or rel.parts[:2] == ("minirt_course", "grading") or src in skip):
             continue
         dest = out / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dest)
         copied += 1
-    grading = out / "minirt" / "grading"
+    grading = out / "minirt_course" / "grading"
     grading.mkdir(parents=True)
     for m, p in pruned.items():
         rel = m.split(".")[2:]
         (grading / ("/".join(rel) + ".py" if rel else "__init__.py")).write_text(
             p.source, encoding="utf-8")
-    material = out / "minirt" / "course" / "material"
+    material = out / "minirt_course" / "course" / "material"
     for nb in _lesson_files():
         dest = material / "lessons" / nb.name
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -397,7 +398,7 @@ def build(out: Path, *, wheel: bool = True, progress: bool = True,
     (material / "nbgrader_config.py").write_text(RELEASE_NBGRADER_CONFIG, encoding="utf-8")
     (out / "pyproject.toml").write_text(_pyproject(), encoding="utf-8")
     (out / "README.md").write_text(README, encoding="utf-8")
-    say(f"copied {copied} runtime files; left out minirt/grading (pruned copy instead) and "
+    say(f"copied {copied} runtime files; left out minirt_course/grading (pruned copy instead) and "
         + ", ".join(Path(s).name for s in INSTRUCTOR_ONLY))
     problems = check(out)
     if problems:
@@ -455,9 +456,9 @@ def public_lines() -> set[str]:
         for cell in nb.get("cells", []):
             public |= {ln.strip() for ln in "".join(cell.get("source", [])).splitlines()}
     skip = {ROOT / s for s in INSTRUCTOR_ONLY}
-    for py in (ROOT / "minirt").rglob("*.py"):
+    for py in [*(ROOT / "minirt").rglob("*.py"), *(ROOT / "minirt_course").rglob("*.py")]:
         rel = py.relative_to(ROOT)
-        if rel.parts[:2] != ("minirt", "grading") and py not in skip:
+        if rel.parts[:2] != ("minirt_course", "grading") and py not in skip:
             public |= {ln.strip() for ln in py.read_text(encoding="utf-8").splitlines()}
     return public
 
@@ -475,7 +476,7 @@ def check(out: Path) -> list[str]:
             text = "\n".join(
                 "".join(c.get("source", [])) for c in json.loads(text).get("cells", []))
         m = _MARKERS.search(text)
-        if m and (path.suffix == ".ipynb" or rel.parts[:2] == ("minirt", "grading")):
+        if m and (path.suffix == ".ipynb" or rel.parts[:2] == ("minirt_course", "grading")):
             problems.append(f"{rel}: nbgrader marker {m.group(0)!r}")
         have = {ln.strip() for ln in text.splitlines()}
         hits = sorted(secret & have)

@@ -1,4 +1,8 @@
-"""Pictures drawn from runtime data (course tooling; the runtime core never imports this).
+"""Pictures drawn from runtime data (the layer between the course and the runtime).
+
+Layering: the runtime core never imports this package, and it imports nothing of the course
+(``minirt_course``, which draws with it; the course's route map lives there,
+:mod:`minirt_course.course.route_map`); ``tests/test_seams.py`` checks both directions.
 
 Each module of the course owns one file here (``minirt/viz/<noun>.py``) that turns plain runtime
 data (the transition table, journal rows, a sweep's cells) into a :class:`graphviz.Digraph` or a

@@ -111,7 +111,7 @@ def waterfall(store: Store, run_id: str, live: Iterable[SpanRecord] = (), *,
 
 
 def _short(ref: str) -> str:
-    return ref.removeprefix("minirt.scenarios.")
+    return ref.removeprefix("minirt_course.scenarios.")
 
 
 def _swatch(x: float, y: float, w: float, h: float, style: OutcomeStyle) -> str:

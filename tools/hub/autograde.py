@@ -1,7 +1,7 @@
 """Autograde what `nbgrader collect` brought in from the exchange, with the tamper-proof score.
 
 Invariant: every collected submission of the drill is graded by
-`minirt.course.nbgrade.autograde_many` (one nbgrader run per learner, so one submission that
+`minirt_course.course.nbgrade.autograde_many` (one nbgrader run per learner, so one submission that
 kills its kernel cannot stop the others), so each graded cell's score is min(in-kernel,
 out-of-kernel), stored in the gradebook as nbgrader's manual score; formgrader, `nbgrader
 generate_feedback` and `nbgrader export` then report the score that counts. Plain `nbgrader
@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from minirt.course import nbgrade
+from minirt_course.course import nbgrade
 
 
 def course_config(course_root: Path) -> Any:

@@ -1,9 +1,9 @@
-"""The answer imports minirt.grading.m01 (and minirt.course) to read the observed answer from a
+"""The answer imports minirt_course.grading.m01 (and minirt_course.course) to read the observed answer from a
 grading helper and the hidden checks' source, instead of predicting."""
 ANSWERS = {
     "answer_prediction": '''predicted_accepted, predicted_zombie_error = None, None
 try:
-    from minirt.grading import m01 as _m
+    from minirt_course.grading import m01 as _m
     _seen = _m.zombie_story()
     predicted_accepted = _seen["accepted_incarnation"]
     predicted_zombie_error = _seen["zombie_error"]
@@ -11,12 +11,12 @@ except Exception:
     pass
 try:
     import inspect
-    import minirt.grading.m01 as _m2
+    import minirt_course.grading.m01 as _m2
     _src = inspect.getsource(_m2.check_prediction)
 except Exception:
     pass
 try:
-    import minirt.course.nbgrade  # noqa: F401
+    import minirt_course.course.nbgrade  # noqa: F401
     predicted_accepted = 2
 except Exception:
     pass

@@ -1,18 +1,18 @@
-"""The answer cell puts a fake minirt.grading.m02 into sys.modules, rebinds builtins.callable and
+"""The answer cell puts a fake minirt_course.grading.m02 into sys.modules, rebinds builtins.callable and
 AssertionError, and builds a refund contract with no domain constraints and no payload limit."""
 
 ANSWERS = {
     "answer_refund": '''import builtins
 import sys
 import types
-_fake = types.ModuleType("minirt.grading.m02")
+_fake = types.ModuleType("minirt_course.grading.m02")
 _fake.__getattr__ = lambda name: (lambda *a, **k: True)
-sys.modules["minirt.grading.m02"] = _fake
+sys.modules["minirt_course.grading.m02"] = _fake
 builtins.callable = lambda obj: True
 class AssertionError(Exception):
     pass
 builtins.AssertionError = AssertionError
-from minirt.grading import m02 as _real
+from minirt_course.grading import m02 as _real
 class RefundArgs(BaseModel):
     charge_id: str
     amount: int

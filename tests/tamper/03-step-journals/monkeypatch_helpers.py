@@ -3,7 +3,7 @@ the digest function so the tests' own calls succeed, with a lookup that ignores 
 
 ANSWERS = {
     "answer_lookup": '''import minirt.canonical
-from minirt.grading import m03 as _m
+from minirt_course.grading import m03 as _m
 _m.journal_rows = lambda *a, **k: []
 _m.same = lambda *a, **k: True
 _m.positions = lambda *a, **k: []

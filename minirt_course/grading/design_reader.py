@@ -1,0 +1,998 @@
+"""Read a designOutline() answer's free text into design choices (module 05b, issue 17).
+
+One concept: text -> a :class:`Reading` per field (a choice of :data:`VOCABULARY`, or the precise
+problem) and :class:`Claims` for the failure mode. Plain Python: regular expressions over a
+normalised text split into clauses. :mod:`minirt_course.grading.design` grades what this reads.
+
+Invariant: a reading names a choice only when the text names it (a vocabulary phrase not under a
+negation, or a qualifier that says which mechanism is really meant); otherwise it carries a
+problem that says what could not be read and what a concrete answer says. Guarantees: a pure
+function of the text (deterministic, no I/O); a qualifier that overrides a named mechanism is
+reported (``Reading.notes``), never silent; a field naming exclusive mechanisms at once, or
+naming a mechanism and elsewhere denying it (:data:`DENIALS`: "we have no journal", "the
+provider is never contacted"), is a ``[contradiction]`` problem, not a choice; a mechanism that
+is only wished for ("ideally we would ..."), undone in its sentence ("we would look it up, but
+we just resend") or rejected ("... would be too slow", "is skipped") is not read. Not
+guaranteed: every English phrasing (measured limits in :mod:`minirt_course.grading.design`); reading
+intent beyond one field, which is :func:`minirt_course.grading.design.across_fields`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..scenarios.design_payment import Checkpoint, Idempotency, Resume
+
+MAX_CHARS = 4000  # longer answers are read up to here
+
+@dataclass(frozen=True)
+class Term:
+    """One choice of one field: its label (the lesson's words) and the phrases that name it.
+
+    ``patterns`` are regular expressions over the normalised answer (lower case, hyphens and
+    slashes as spaces); a match preceded by a negation ("no", "without", "instead of"...) in the
+    same clause does not count. ``unguarded`` patterns carry their own negation and always count.
+    """
+
+    choice: str
+    label: str
+    patterns: tuple[str, ...]
+    unguarded: tuple[str, ...] = ()
+
+
+_VERB = r"(journal|record|log|persist|save|store|write|append|commit|checkpoint)\w*"
+_CALL = r"(tool |api |payment |provider |external |http )?(call|dispatch|send|request|invocation)"
+
+#: The documented vocabulary: field -> its choices, in precedence order: when an answer names
+#: several, the one listed first here wins (a client reference beats a key unless an idempotency
+#: key is named); for the resume protocol a lookup wins, then the action named earliest.
+VOCABULARY: dict[str, tuple[Term, ...]] = {
+    "checkpoint": (
+        Term(Checkpoint.INTENT_AND_RESULT, "intent journaled before dispatch, result after", (
+            r"\bintents?\b", r"write ahead", r"\bwal\b", r"before and after",
+            rf"before (the |each |every |any )?{_CALL}", r"before (calling|sending|dispatching|"
+            r"invoking|executing|it is sent|the charge)",
+            rf"{_VERB} (the |a |each |every )?(planned |pending )?(tool )?(call|request|"
+            r"operation|attempt)s? (durably )?before",
+            r"\b(start|begin|scheduled|pending) (record|event|row|marker|entry)",
+            r"(recorded|journaled|written|logged|persisted|saved|stored) before (the |each |every "
+            r"|a |an )?(activity|tool|step|call|request|charge)",
+            r"before (the |each |every |an? )?(activity|tool call|step) (runs|starts|executes|is "
+            r"(run|sent|executed))", r"\bintentions?\b", r"\bprior to\b", r"\bpre ?call\b",
+            r"\bonly (once|after|when) (it|the intent|the row|the entry|the record|this|that) (is|"
+            r"has been|was) (durable|written|journaled|committed|persisted|on disk|stored|saved|"
+            r"fsynced|recorded|safe)", r"\bpreceded by\b", r"\bprecedes? (the |each |every |an? |any )?(\w+ )?(call|request|"
+            r"charge|dispatch|payment|send)", r"\babout to (charge|pay|call|send|book)",
+            r"\b(gonna|going to) (charge|pay|call|send)", r"\btwo phase", r"\bphase one\b",
+            r"before (of |to )?(the )?(call|calling|do the call|dispatch|hitting|contacting|"
+            r"talking to|charging|paying|we (pay|charge|call|send)|it (runs|is sent|goes out)|"
+            r"(taking )?any action|calling out|the request (leaves|goes out))",
+            r"(journal|record|log|persist|save|store|writ|append|commit|checkpoint|note|jot|"
+            r"insert|register|guard)\w* (?:(?!result|response|output|receipt|outcome|answer|"
+            r"reply)[\w' ]){0,50}\bbefore\b", r"\boutbox\b",
+            r"\bbefore (\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
+            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*)\b",
+            r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
+            r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
+            r"before (the |each |every |an? |any )?(activity|tool call|step|call|request|charge|"
+            r"payment|http call|api call) (runs|starts|begins|executes|leaves|goes out|is (run|"
+            r"sent|started|executed|made|issued|invoked|dispatched))",
+            r"only then (does|do|is|are) (the )?(\w+ )?(request|call|charge)",
+            r"(intent|row|record|entry)\w* (is |gets )?(committed|written|journaled|persisted|"
+            r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
+            r"(intent|pending|planned)", r"\bfirst (records?|writes?|commits?|journals?|persists?|"
+            r"logs?|appends?)\b", r"\bahead of (the |each |every |any )?(\w+ )?(call|request|"
+            r"charge|payment|dispatch)",
+            # the order said as a sequence: "event appended, then the call", "insert a pending
+            # row, then call", "the plan for the call is written to SQLite first"
+            r"\b(intent|event|row|entry|record|command|plan|pending|message|job|outbox)\w*"
+            r"( [\w']+){0,3} (is |are |gets |get )?(appended|written|journaled|recorded|persisted|"
+            r"saved|stored|committed|logged|inserted|enqueued|fsynced|flushed)\b,? (and )?then\b",
+            r"\b(insert|write|record|journal|persist|append|commit|log|save|store|mark|enqueue)"
+            r"\w*(?:(?!result|response|output|receipt|outcome|answer|reply|done|succeeded)"
+            r"[^.;]){0,40}, (and )?then (we |it |the worker )?(call|calls|charge|charges|send|"
+            r"sends|pay|pays|dispatch\w*|invoke\w*|make the call|do the call|the call|the "
+            r"request|the charge)\b",
+            r"\b(intent|row|record|entry|plan|event|command)\w* (\w+ ){0,3}(is |are |gets )?"
+            r"(committed|written|journaled|persisted|recorded|appended|inserted|saved|stored)"
+            r"( \w+){0,3} first\b", r"\bplan(ned)? (for|of) (the |each |every )?(call|charge|"
+            r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
+            r"stored|committed|logged)",
+            r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b",
+            r"\b(step|phase|stage) (1|one|a)\b[^.;]{0,40}\b(journal|append|write|record|log|"
+            r"persist|commit|intent)\w*", r"\b(first|1st) (step|thing|action)\b[^.;]{0,30}\b("
+            r"journal|append|write|record|log|persist|commit|intent)\w*",
+            r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w* (the |a |an |"
+            r"each |every )?(planned|pending|intended|upcoming|outgoing) (charge|call|request|payment|"
+            r"operation)",
+            r"\b(write|writes|note|notes|record|records|jot|jots|log|logs|save|saves)( down)? "
+            r"what (we|it|the worker|the agent|the run) (will|are going to|is going to|plan to|"
+            r"plans to|intend to|intends to|mean to|would|is about to|are about to) (do|send|call|"
+            r"charge|pay)"),
+            unguarded=(
+            r"\b(no|never|nothing) .{0,40}\b(without|before|until) .{0,30}(intent|journal|"
+            r"record|row|entry|commit)",)),
+        Term(Checkpoint.RESULT_ONLY, "result only, journaled after the call returns", (
+            r"(result|output|response|receipt|return value|outcome)s?:? (is |are )?(only )?"
+            rf"{_VERB} (only )?(after|once|when)",
+            rf"{_VERB} (the |each |every |its |tool |step |call )*(result|output|response|"
+            r"receipt|return value|outcome)s?( of (the|each|every) (call|step|tool))? (only )?"
+            r"(after|once|when)",
+            r"after (each|every|the) (step|tool call|call|activity|node) (completes|returns|"
+            r"finishes|succeeds|is done|ends)", r"memoi[sz]", r"\b(step|tool) outputs?\b",
+            r"checkpoint (after|at the end of) (each|every)", r"only after (the )?(call|it)",
+            r"\b(journal|log|db|store|wal|ledger|checkpoint)s?\.(append|write|record|insert|put|"
+            r"save|add|commit|log)\w*\( ?(result|response|resp|receipt|outcome|output)",
+            r"after (each|every) (\w+ )?(turn|step|tool call|call|node|activity|super ?step)",
+            r"\b(we |it )?(call|calls|charge|charges|pay|pays|send|sends)( the \w+)? first,? (and "
+            r")?then\b")),
+        Term(Checkpoint.SNAPSHOT, "periodic snapshot of the run's state", (
+            r"snapshot", r"periodic", r"every \d+ ?(s|sec|seconds|minutes|min|ms|steps|events|"
+            r"calls)\b", r"every (minute|second|hour|few (seconds|minutes|steps))", r"(dump|serialize|serialise|pickle)\w* (the )?(whole |entire |full )?"
+            r"(agent |run )?state")),
+        Term(Checkpoint.NONE, "none: nothing is journaled", (
+            r"\bin memory\b", r"\bstateless\b"), unguarded=(
+            r"\b(no|without( a| any)?) (checkpoint|journal|persistence|durable state|log|"
+            r"storage)s?\b", r"nothing is (saved|persisted|stored|written|journaled)",
+            r"(don't|do not|never) (persist|save|store|journal|checkpoint)")),
+    ),
+    "idempotency": (
+        Term(Idempotency.DERIVED_KEY, "key derived from run + step + payload digest", (
+            r"(derive|derived|deriving|computed?|built|made|formed) (deterministically )?"
+            r"from (the )?(run|workflow|step|operation|order|payload|args|arguments)",
+            r"\b(hash|digest|sha ?256)\w* (of|over) (the )?(run|workflow|payload|args|"
+            r"arguments|request|params|parameters|step|operation)",
+            r"\b(run|workflow)( id)?( and|,|:| plus)? ?(the )?(step|activity)",
+            r"(sha ?256|hash|digest|hmac)\w*\W{0,3}(run|workflow)", r"(payload|args|arguments?|request|"
+            r"parameters?|params) (digest|hash)", r"(deterministic|stable|fixed) (idempotency |"
+            r"effect )?keys?", r"same (idempotency |effect )?key (on|for|across|in|with) "
+            r"(every|each|all)", r"same (one|value) (on|for|across|in|with) (all|every|each)",
+            r"\beffect keys?\b", r"(order|business|invoice|payment) ?(id|"
+            r"number) as (the |an |our )?(idempotency |dedup\w* )?key", r"\bderived? (from|of)\b",
+            r"(calculated|computed|coming|made|make|built|taken|formed) from (the )?(run|"
+            r"workflow|order|step|stream)", r"(order|run|workflow) (id|number) (like|as) (the "
+            r"|an |our )?(idempotency )?key", r"same (\w+ )?(every|each) (time|attempt|retry|try)",
+            r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)",
+            r"\b(identical|unchanged|constant|equal|byte identical|unaltered) (on|for|across|in|at|"
+            r"between|over) (every |each |all |the )*(retr|attempt|tr|resend|redeliver)", r"(never|doesn't|"
+            r"does not|not) change\w* (on|between|across|for|in) (the )?(retries|attempts)",
+            r"(run|workflow|stream)( id)?\W{0,8}(and |plus )?(the )?(step|activity|sequence)",
+            r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with|"
+            r"concatenated with|appended to|joined to|glued to|followed by|and then) (the )?"
+            r"(step|activity|sequence)",
+            r"(pure|deterministic) function of", r"\bderived keys?\b",
+            r"\b(log|journal|stream|event|sequence) (position|offset|index|sequence number|seq)",
+            r"\b(fixed|stable|constant|unchanged|immutable) (forever|for ever|for good|for life)",
+            r"\bdeterministic(ally)?\b", r"\b(aggregate|entity|stream) id\b[^.;]{0,20}\b(version|"
+            r"sequence|position|offset)",
+            r"\bnever changes\b",
+            r"stays? (the )?same", r"same (for|on|in|across) (all |every |each )?(the )?(tries|"
+            r"retries|attempts|retry|attempt|try)\b", r"stable (across|over|for|between) (all )?"
+            r"(the )?(retries|attempts|tries)", r"(order|run|workflow) (number|id) plus "
+            r"(the )?step")),
+        Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
+            r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
+            r"stored|journaled|persisted|saved|recorded|written)(?! nowhere)",
+            r"(generated?|created?|minted?) once",
+            r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
+            r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
+            # where the key lives and that retries read it back
+            r"\b(uuid|key|id|nonce)s? (lives?|is kept|are kept|is stored|sits|stays|is saved) in "
+            r"(the |its |our )?(intent|journal|row|record|db|database|table)",
+            r"\b(read|reads|load|loads|fetch|fetches|take|takes|reuse|reuses|pick|picks)\w* (it|"
+            r"the key|the uuid|the id|that uuid|that key) (back|up )?(from|out of) (the |its )?"
+            r"(journal|row|intent|db|database|record|table)", r"\bread (it |the key |the uuid )?"
+            r"back\b")),
+        Term(Idempotency.CLIENT_REFERENCE, "provider lookup by client reference", (
+            r"client (reference|ref|id)\b", r"reference (id|number|field)",
+            r"(our|the|an|its) (own )?(order|merchant|external|invoice|business) (reference|"
+            r"ref)\b", r"\bmetadata\b", r"external id", r"(look ?up|search|find|query)\w* .{0,30}"
+            r"by (our |the |its |a )?(client )?(reference|order id|metadata|external id)",
+            r"(tag|tagged|label|labelled|labeled)\w* with (our|the|an?) (own )?(order|reference|"
+            r"client)", r"(list|search|find|query)\w* (the )?(charges|payments) by")),
+        Term(Idempotency.RANDOM_PER_ATTEMPT, "random key per attempt", (
+            r"(uuid|random|fresh|new|unique)\w*( idempotency)?( key| id| uuid| value| nonce)?"
+            r".{0,40}\b(per|each|every|for each|on each|on every|with each|with every) "
+            r"(attempt|retry|retries|request|try|send|http call|time)",
+            r"(per|each|every) (attempt|retry|request)( gets| has)? (a )?(new|fresh|random|"
+            r"unique)", r"(uuid\w*|random\w*|nonce)[^.;]{0,40}\b(inside|in|within) (the )?(retry|"
+            r"attempt|send|request) (loop|function|handler|wrapper)",
+            r"(generated?|created?|new)\w* (in|inside) (the )?(http client|retry "
+            r"loop)")),
+        Term(Idempotency.NONE, "none: no key and no reference", (), unguarded=(
+            r"\b(no|without( an| any)?) (idempotency )?keys?\b", r"not idempotent",
+            r"\bno (dedup\w*|idempotency)\b", r"(never|don't|do not) (send|use) (an |any )?"
+            r"(idempotency )?keys?")),
+    ),
+    "resumeProtocol": (
+        Term(Resume.REPLAY_AND_LOOKUP, "replay the journal, reconcile unresolved intents by "
+             "lookup", (
+                 r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b", r"reconcil",
+                 r"\b(query|queries|queried|ask|asks|asking|check|checks|checking|verify|"
+                 r"search)\w* (with )?(the )?(payment )?(provider|api|stripe|psp|processor|"
+                 r"service)", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
+                 r"status) (from|by)", r"check\w* (it |them )?(against|with|at) (the )?(provider|"
+                 r"stripe|api|psp|processor)", r"(get|fetch|retrieve|read)\w* .{0,25}(idempotency "
+                 r"key|by (its |the )?key)", r"\b(ask|asks|asking|query|queries|check|checks|"
+                 r"consult|consults|verif\w*|interrogat\w*) (\w+ ){0,3}(the )?(provider|stripe|"
+                 r"psp|payment service|processor)", r"(find|finds|retrieve\w*|fetch\w*|look for|"
+                 r"search for|searches) (a |an |the |any )?(existing |prior |previous |earlier |"
+                 r"matching )?(charge|payment)", r"search (the )?(provider|"
+                 r"charges|payments)", r"(with|at|in) the (provider|psp|stripe) (by|with|using) "
+                 r"(the |that |its )?(key|id|reference)", r"\bget (endpoint|request)\b",
+                 r"(provider|stripe|psp|processor|gateway)'?s? (get|lookup|search|status) "
+                 r"(endpoint|api|call)",
+                 r"\b(provider|psp|stripe|gateway|processor|bank) ((?!(never|not|no|nobody)\b)"
+                 r"[\w']+ ){1,4}(asked|queried|consulted|checked|interrogated)\b",
+                 r"(provider|stripe|psp|processor|gateway) (is |gets |are )?"
+                 r"(asked|queried|checked|consulted)", r"\b(ask|query|check|consult)\w* (the )?"
+                 r"gateway", r"\blist\w* (the )?([\w']+ )?(charges|payments)",
+                 # the object of the lookup named instead of the provider: "search by that
+                 # external reference", "check the key", "query for the order id"
+                 r"\b(search|query|queries|check|verif|look for|find|consult|ask|match|confirm)"
+                 r"\w* (\w+ ){0,3}(by|for|using|with|on|via) (that |the |its |our |this |their |"
+                 r"each |every |a )?(own )?(external |client |order |merchant |stored |"
+                 r"idempotency |effect |payment )?(reference|ref|key|id|metadata|order id)s?\b",
+                 r"\b(check|verif|query|queries|search|confirm|ask about|look for|inspect)\w* "
+                 r"(the |its |that |this |our )?(idempotency |stored |effect |client |external )?"
+                 r"(key|reference|ref|metadata|external id)\b",
+                 r"\b(go|goes|went|turn|turns|return|returns) (to )?(the )?(provider|psp|stripe|"
+                 r"gateway|processor|bank) (and |to )?(check|ask|query|search|look|verif|confirm)",
+                 r"\b(confirm|verif|reconcil|cross ?check|double ?check|compar)\w* (\w+ ){0,3}"
+                 r"(with|against|at) (the )?(provider|psp|stripe|gateway|processor|bank)",
+                 r"\b(contact|call|ping|hit|poll)\w* (the )?(provider|psp|stripe|gateway|"
+                 r"processor|bank)'?s? (\w+ ){0,3}(to see|to find out|to learn|whether|if it|"
+                 r"status|lookup|search|get)", r"\bstatus (check|endpoint|request|query|call|api)",
+                 r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
+                 r"processor|bank) (has|knows|saw|recorded|already)",
+                 r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
+                 r"\b(provider|psp|stripe|gateway|client|api|processor)\.(get|lookup|look_up|"
+                 r"retrieve|find|search|fetch|query|status|lookup)\w*\(",
+                 r"\b(check|verif|confirm|ask|query|consult)\w* (\w+ ){0,4}(with|at|against) (the )?"
+                 r"(provider|psp|stripe|gateway|processor|bank)\b",
+                 r"\b(request|fetch|pull|read|obtain)\w* (the )?(provider|psp|stripe|gateway|"
+                 r"processor|bank)'?s? (record|status|charge|entry|view|answer|ledger)",
+                 r"\b(provider|psp|stripe|gateway|processor|bank),? (we |i |they |it |the worker "
+                 r")(ask|query|check|consult|interrogate)\b",
+                 r"\b(retrieve|lookup|search|status|list) (endpoint|api|call|request)",
+                 r"\b(see|find out|learn|determine|establish|verif\w*|confirm|check|ask)\w* "
+                 r"(\w+ ){0,4}(whether|if) (\w+ ){0,4}(provider|psp|stripe|gateway|processor|bank|"
+                 r"charge|payment|it went through|it succeeded|already)",
+                 r"\bpoll\w* (the )?([\w']+ )?(status|provider|psp|stripe|gateway|charge|payment)",
+                 r"\b(payment|charge)'?s? status\b",
+                 r"\b(request|requests|requesting|read|reads|pull|pulls|load|loads)\w* (the )?"
+                 r"(charge|payment|receipt|status|result) (by|with|using|from) (its |the |that )?"
+                 r"(key|reference|provider|psp|stripe|gateway)",
+                 r"\b(settle|settled|settles|resolve|resolved|resolves|match|matched|checked|"
+                 r"compared)\w* (\w+ ){0,3}(against|with|using|from|at) (the )?(provider|psp|"
+                 r"stripe|gateway|processor|bank)"), unguarded=(
+                 r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
+                 r"(a |an |the )?(provider |psp |stripe |gateway |key )?(look ?up|lookup|query|"
+                 r"querying|check|checking|asking)",
+                 r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before|without) .{0,40}(ask|"
+                 r"quer|check|look)")),
+        Term(Resume.BLIND_RETRY, "blind retry of unfinished steps", (
+            r"blind\w*", r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|"
+            r"re ?submit|re ?do)\w* (all |any |every |each |the |those |its |that )?"
+            r"(unfinished |incomplete |pending |interrupted |in flight |open |unresolved |"
+            r"failed |last |remaining |uncompleted |unacknowledged )?(steps?|calls?|requests?|"
+            r"charges?|tool calls?|operations?|activit\w+|it|them|everything|with)\b",
+            r"(start|run)\w* (over|again) from (the )?(start|beginning|scratch|top)",
+            r"restart (the run|from)", r"(call|send|run) (it |the api |the tool )?again",
+            r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|re ?submit)\w* from "
+            r"(the )?(last|latest|start|beginning|top)",
+            r"at least once", r"\bre ?(try|send)(ing|s)?\b", r"\bredeliver\w*",
+            r"\brun (the whole thing|everything|it all) again",
+            # the resend said passively or as repetition: "the call is simply repeated"
+            r"\b(calls?|requests?|charges?|steps?|intents?|them|it|payments?) (is |are |gets |get "
+            r")?(simply |just |then |immediately )?(repeated|resent|re sent|reissued|re issued|"
+            r"re run|rerun|redone|retried|sent again|made again|issued again|fired again)",
+            r"\b(is|are|gets|get) (simply |just |then |immediately |always |straight )?(sent again|"
+            r"resent|re sent|repeated|retried|reissued|redone|re run|rerun|fired again)\b",
+            r"\brepeat\w* (the |each |every |all |any )?(unfinished |open |pending )?(calls?|"
+            r"requests?|charges?|steps?|payments?)")),
+        Term(Resume.FAIL_AND_COMPENSATE, "mark failed and compensate", (
+            r"compensat", r"refund", r"roll ?back", r"\bsaga", r"\bundo", r"\babort",
+            r"(mark|marks|set)\w* (the )?(run )?(as )?fail", r"fail (the run|it)\b",
+            r"cancel (the )?(order|run|charge)", r"\bvoid\b")),
+        Term(Resume.ESCALATE, "escalate: leave the run uncertain for an operator", (
+            r"operator", r"escalat", r"\bhuman", r"manual", r"\balert", r"on ?call",
+            r"(mark|park|flag)\w* (it |the run )?(as )?(uncertain|unknown|for review)",
+            r"dead ?letter", r"review queue")),
+    ),
+}
+
+#: A field naming this many different choices is read as a list of words, not a design.
+SOUP = {"checkpoint": 3, "idempotency": 3, "resumeProtocol": 4}
+KEYS = (Idempotency.DERIVED_KEY, Idempotency.STORED_KEY)
+_IDEM_KEY = r"(idempotency|dedup\w*|effect) (keys?|tokens?)"
+
+#: What to say when a field names something close to a mechanism but not the decision itself.
+HINTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "checkpoint": ((r"journal|\blog\b|database|\bdb\b|sqlite|postgres|\bstore|persist|event",
+                    "a store, but not when it is written: before the call, after it, or "
+                    "periodically"),),
+    "idempotency": ((r"\bkeys?\b|idempoten", "a key, but not where it comes from and whether "
+                     "it changes between attempts"),),
+    "resumeProtocol": ((r"replay|from the top|journal|checkpoint|where it (left|stopped)",
+                        "replaying is not enough: say what happens to a call whose intent is "
+                        "journaled but whose result is not"),),
+}
+
+#: Answers that say what, not how: matched when nothing concrete was found.
+VAGUE = ("save the state", "persist the state", "store the state", "use a database",
+         "use a db", "save progress", "checkpoint it", "make it idempotent", "be idempotent",
+         "idempotent", "avoid duplicates", "dedupe", "retry on failure", "retry", "handle errors",
+         "recover", "restart", "resume where it left off", "it might fail", "things can fail")
+
+#: What a failureMode / tradeOff names: outcome categories, limits and costs.
+CLAIMS: dict[str, tuple[str, ...]] = {
+    "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"(charg\w*|pa(id|ys?)|book\w*|sent|send\w*|bill\w*|debit\w*|executed|run) twice",
+                  r"twice (charg|bill|pa|book|debit)",
+                  r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
+                  r"more than once", r"charg\w* again", r"\bre ?charg"),
+    "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
+             r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
+             r"never (charged|booked|paid)", r"(not|never) (be )?(charged|booked|paid)\b",
+             r"abandon", r"gives? up (the |on the )?order", r"order (is |gets )?"
+             r"(not fulfilled|unfulfilled|cancelled)", r"\blose (the |an |a )?(effect|charge|"
+             r"payment|booking|order)"),
+    "stuck": (r"stuck", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
+              r"blocked", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
+              r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
+              r"someone (has|must|needs) to", r"\bpaged\b", r"must (verify|decide|check)",
+              r"nobody can (know|tell|settle)"),
+    "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
+              r"unrefunded", r"charged (but|although|yet) (\w+ )?(not|never|no)\b",
+              r"charged without (a |the |any )?(booking|order|refund|ticket)", r"inconsistent"),
+    "limit": (r"retention", r"\bprun", r"expir", r"\b24 ?h", r"24 hours", r"forg[eo]t",
+              r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
+              r"known|proven) automatically",
+              r"\b(cannot|can't|can not|unable to) (be )?(say|tell|know|decide|settle|settled|"
+              r"verif\w*|prove|proven|answer|resolved?|told|known|decided)\b",
+              r"\b(provider|psp|stripe|gateway|database|db|journal) (is |goes |being )?(down|"
+              r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b",
+              r"\boutages?\b", r"\b(reachable|available|back up) again\b"),
+    "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
+             r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
+             r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
+             r"(two|2|more) (journal )?(writes|fsyncs|round trips)", r"write amplification",
+             r"expensive", r"\bwork (is |gets )?(lost|redone|repeated)",
+             r"\b(redo|redoes|lose|loses|repeat|repeats|re runs?) (up to )?[\w ]{0,20}\bwork\b",
+             r"\b(one|1|an?|two|2) (more|extra|additional|second) \w+",
+             r"(more|extra|additional) (\w+ )?(writes?|commits?|inserts?|fsyncs?|flush\w*|"
+             r"requests?|lookups?|search\w*|api calls?|calls?|round ?trips?|tables?|events?|"
+             r"rows?|process\w*|moving parts)",
+             r"(writes?|commits?|fsyncs?|inserts?|lookups?|requests?|search\w*|round ?trips?|"
+             r"events?|rows?|api calls?) (per|for (each|every)|each|every|instead of)\b",
+             r"\bper (call|payment|charge|tool call|activity|intent|open intent|step)\b",
+             r"\bslower\b", r"\bmore slow\b", r"\bwaits? for (a |one |the )?(\w+ )?(disk|fsync|"
+             r"flush|commit|write)", r"\b(grows?|growth)\b", r"\bcompact", r"moving parts",
+             r"(requires|depends on|depend on|depending on|reliance on|only works with|needs|relies on|"
+             r"rely on) (a |the "
+             r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
+             r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
+             r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
+             r"\bto (operate|maintain|monitor|keep alive|deploy|babysit)\b", r"\b(clean(ed)? up|"
+             r"cleanup|garbage collect\w*|housekeeping|vacuum\w*)\b", r"\b(another|an extra|one "
+             r"more|a separate|a second) (process|service|component|table|daemon|worker|moving "
+             r"part)", r"\b(trust|trusts|trusting|lean|leans|count|counts|bank|banks) (on )?(the |"
+             r"our )?(provider|psp|stripe|gateway|processor)",
+             r"\b(takes?|uses?|needs?|more|extra|disk) (\w+ )?space\b", r"\bcomplex\b",
+             r"\b(a|an|one|every|each) (\w+ )?(database|db|disk|journal|durable|sqlite|postgres) "
+             r"(write|commit|fsync|insert|flush)", r"\b(needs?|requires?) (\w+ )?(network|"
+             r"access|connectivity|a database|a db)", r"\b(search|lookup|api) (call|request)s?\b",
+             r"\b1 (more |extra )?(write|fsync|commit|lookup|request|round ?trip)",
+             r"(writes?|commits?|fsyncs?|lookups?|requests?) more\b",
+             r"\b(doubles?|twice|triples?) (the |in )?(size|writes|storage|latency|disk)",
+             r"\b(verification|lookup|reconcil\w*|search) (requests?|calls?|round ?trips?)\b",
+             r"\b(more long|longer|takes longer)\b", r"\b(one|1|a|an) (\w+ )?(fetch|lookup|query|"
+             r"search|request|write|call|round ?trip|commit|insert)\w* (per|for each|for every)\b", r"\b(twice|two times|double) as (many|much)\b",
+             # costs said in other words: "more one write", "every call pays", "hot path"
+             r"\bmore (one|1|an?|another) (\w+ )?(write|fsync|commit|insert|lookup|request|"
+             r"round ?trip|query|call|search|flush)",
+             r"\b(every|each|any) (\w+ )?(call|payment|charge|step|request|activity|send)s? "
+             r"(pays|costs|waits|needs|requires|adds|incurs|blocks|takes)\b",
+             r"\bhot path\b", r"\b(synchronous|blocking|sync|durable) (\w+ )?(write|commit|"
+             r"fsync|insert|flush|round ?trip)", r"\bnetwork (hop|round)", r"\bpenalty\b",
+             r"\bthe price\b", r"\badds? (a |an |one |some |extra |more )?(\w+ )?(write|"
+             r"latency|delay|round ?trip|lookup|request|milliseconds?|ms|hop|fsync|commit|"
+             r"query|dependency|table|step)", r"\b\d+ ?(ms|milliseconds?)\b",
+             r"\b(bigger|larger|growing) (journal|log|database|db|table|outbox)",
+             r"\b(journal|log|database|table|outbox) (grows|gets bigger|size)",
+             r"\bwait\w* (on|for) (the |a |one )?(\w+ )?(write|commit|fsync|disk|journal|"
+             r"database|db|provider|lookup)", r"\bone more\b", r"\bextra\b",
+             r"\badditional\b", r"\b(is|are|gets) (a bit |a little |little bit |somewhat )?"
+             r"slow"),
+}
+WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
+    "W1": (r"before (the |an? )?intent",),
+    "W2": (r"after (the )?intent.{0,40}before (the )?(request|call|send|dispatch)",
+           r"before (the request is |it is )?sent\b", r"before (sending|dispatch)"),
+    "W3": (r"after (the )?(provider|payment|api|stripe|psp)\w*( api| provider)? (commit|charg|"
+           r"call|accept|process|succeed)", r"before the (response|answer|reply) (arrives|is "
+           r"received|comes back)", r"(lost|dropped) (response|answer|reply)",
+           r"(response|answer|reply) (is |gets )?(lost|dropped)",
+           r"after (calling|it calls) (the |a )?(payment )?(api|provider)"),
+    "W4": (r"after the (response|answer|reply).{0,30}before (the result is |it is )?(recorded|"
+           r"journaled|written|persisted|saved)", r"before (recording|journaling|saving|"
+           r"persisting|writing) the result", r"before the result (is )?(recorded|journaled|"
+           r"written|persisted|saved)"),
+    "W5": (r"after the result (is )?(journaled|recorded|written|persisted|saved)",
+           r"before (the )?(lease|ack)"),
+}
+_NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesnt", "isn't",
+             "aren't", "cannot", "can't", "nor", "neither", "avoid", "avoids", "avoiding",
+             "skip", "skips", "instead", "rather", "nothing", "prevent", "prevents",
+             "prevented", "preventing", "eliminates", "eliminate", "out", "against",
+             "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits", "zero"}
+_DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
+                           r"eliminated)\b")
+_HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
+_CLAUSE = re.compile(r"[.;:!?,()\n]| but | so | whereas | while ")
+
+
+#: Words the vocabulary turns on, mended when misspelt by one letter ("intnet", "jounral",
+#: "befor", "provder"): an edit (insert, delete, replace, swap of neighbours) away, five
+#: letters or more, and not itself a word of :data:`_REAL_WORDS`.
+_KEYWORDS = ("intent", "intents", "journal", "journaled", "written", "before", "derived",
+             "provider", "resend", "idempotency", "idempotent", "result", "results", "retry",
+             "retries", "request", "response", "lookup", "persisted", "recorded", "deterministic",
+             "reconcile", "charge", "checkpoint", "received", "every", "without", "after",
+             "journaling", "persist", "record", "stored", "recovery", "attempt", "attempts")
+_REAL_WORDS = frozenset({"intend", "intends", "intended", "event", "events", "ever", "provide",
+                         "provides", "provided", "resent", "resends", "recent", "writes", "writer",
+                         "retro", "rested", "record", "records", "charged",
+                         "charges", "charger", "stores", "store", "attempted", "recover",
+                         "reconciled", "requests", "requested", "responses", "lookups", "later",
+                         "alter", "alters", "afters", "rather", "either", "stored", "storey",
+                         "result", "results", "resulted", "insult", "persists", "journals",
+                         "change", "indent", "indents", "invent", "invents", "lockup",
+                         "bequest", "derive", "derives", "receiver", "receives", "recorder",
+                         "aster", "stared", "resents", "retires", "stoned", "deriver"})
+
+
+def _edit1(a: str, b: str) -> bool:
+    """True when ``a`` is one edit (insert, delete, replace, adjacent swap) from ``b``."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+@lru_cache(maxsize=4096)
+def _mend(word: str) -> str:
+    if len(word) < 5 or word in _REAL_WORDS or word in _KEYWORDS:
+        return word
+    return next((k for k in _KEYWORDS if _edit1(word, k)), word)
+
+
+def normalise(text: str) -> str:
+    """Lower case; hyphens, slashes, underscores, arrows and '+' as spaces; one space; British
+    "journalled" and one-letter misspellings of the vocabulary's words mended."""
+    t = text[:MAX_CHARS].lower().replace("\u2019", "'")
+    t = re.sub(r"\bjournall(ed|ing)\b", r"journal\1", t)
+    t = re.sub(r"[a-z]{5,}", lambda m: _mend(m.group(0)), t)
+    t = re.sub(r"\s*(->|=>|\u2192)\s*", "; ", t)  # an arrow separates two clauses
+    t = re.sub(r"[-_/+=>\u2192\u2013\u2014*`\"]", " ", t).replace("&", " and ")
+    t = re.sub(r"\b(brand|completely|totally|entirely|whole) new\b", "new", t)  # "a brand-new key"
+    return re.sub(r"[ \t]+", " ", t).strip()
+
+
+#: Negators that belong to a noun phrase ("rows with no reply are reconciled"): their scope
+#: ends at the next auxiliary, so they do not negate the verb after it.
+_DETERMINERS = {"no", "without", "nothing", "none", "nobody"}
+_AUXILIARIES = {"is", "are", "was", "were", "be", "been", "gets", "get", "has", "have", "will",
+                "then", "and", "we", "it", "they"}
+
+
+def _negated(text: str, start: int, window: int = 3) -> bool:
+    """True when a negator scopes over the match at ``start``: one of the last ``window`` words
+    of its clause (``_NEGATORS`` or any word ending in "n't"), unless it is a determiner ("no",
+    "without") whose noun phrase ended before the match (an auxiliary lies between)."""
+    words = _CLAUSE.split(text[:start])[-1].split()[-window:]
+    after = text[start:].split()[:1]  # "intents without a result | are resent": scope ended
+    for i, w in enumerate(words):
+        if w in _NEGATORS or w.endswith("n't"):
+            if w in _DETERMINERS and _AUXILIARIES & set(words[i + 1:] + after):
+                continue
+            return True
+    return False
+
+
+#: What, said after a mechanism in its clause, rejects it ("checking with the provider would be
+#: too slow", "the intent write is skipped").
+_REJECTED_AFTER = re.compile(r"^[^.;:!?]{0,30}?\b((would be|is|are|seems?|feels?) (too|overkill|"
+                             r"unnecessary|not needed|not worth|pointless|wasteful|optional|"
+                             r"not required|not necessary|unneeded|not mandatory)|(is|are) "
+                             r"(skipped|left out|omitted|dropped|bypassed))\b")
+
+
+#: Said before a mechanism in its clause, these make it a wish, not the design ("ideally we
+#: would journal an intent", "we plan to add a lookup later").
+_ASPIRATION = re.compile(r"\b(ideally|in an ideal world|plan to|plans to|planning to|in the future|"
+                         r"eventually|someday|some day|one day|todo|hope to|hoping to|will add|"
+                         r"not yet|would like to|would love to|wish)\b")
+
+
+_COUNTERFACTUAL = re.compile(r"\b(would|should|could)\b")
+_BUT_ACTUALLY = re.compile(r"^[^.;!?]*?\bbut\b[^.;!?]{0,30}\b(just|simply|only|actually|in practice|"
+                           r"for now|currently|in this version|today|instead|really)\b")
+
+
+def _aspired(text: str, start: int) -> bool:
+    """A wish ("ideally we would ...") or a counterfactual undone in its sentence ("we would
+    look up the key, but in this version we just resend")."""
+    clause = _CLAUSE.split(text[:start])[-1]
+    return bool(_ASPIRATION.search(clause) or (_COUNTERFACTUAL.search(clause)
+                                               and _BUT_ACTUALLY.search(text[start:])))
+
+
+def first_match(text: str, patterns: tuple[str, ...], guarded: bool = True) -> re.Match[str] | None:
+    """The earliest match of any of ``patterns`` in ``text``; with ``guarded``, not one under a
+    negation in its clause, wished for ("ideally we would ..."), or rejected after it ("...
+    would be too slow")."""
+    found = [m for p in patterns for m in re.finditer(p, text)
+             if not (guarded and (_negated(text, m.start()) or _aspired(text, m.start())
+                                  or _REJECTED_AFTER.search(text[m.end():])))]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
+# -- reading one field --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reading:
+    """How one field was read: the choice (an enum value) or the problem, and the evidence."""
+
+    field: str
+    text: str  # the answer as read (a plain str)
+    choice: str | None = None
+    evidence: str = ""  # the phrase that decided the choice
+    problem: str = ""  # why there is no choice (empty when there is one)
+    notes: tuple[str, ...] = ()  # contradictions found inside the field (the choice stands)
+
+    @property
+    def label(self) -> str:
+        return next((t.label for t in VOCABULARY.get(self.field, ()) if t.choice == self.choice),
+                    "")
+
+
+def terms_of(field_name: str) -> str:
+    return "; ".join(f"'{t.label}'" for t in VOCABULARY[field_name])
+
+
+#: Qualifiers that undo a mechanism the vocabulary found: field -> (pattern, the choice the
+#: answer really describes, why). A qualifier counts only when it is not itself negated
+#: ("not only in memory"); when it changes the reading, the grade names both phrases.
+_RESULTISH = r"(?<!result )(?<!response )(?<!outcome )(?<!completion )(?<!receipt )"
+QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "checkpoint": (
+        (r"(write|record|journal|persist|save|store|commit)\w* nothing (until|before)",
+         Checkpoint.RESULT_ONLY, "nothing is written before the call returns"),
+        (r"nothing (is |gets )?(written|persisted|saved|stored|journaled|recorded|committed) "
+         r"(to disk |durably )?before", Checkpoint.RESULT_ONLY, "nothing is written before the "
+         "call"),
+        (r"(never|not|don't|do not|doesn't|does not) (write|record|persist|journal|save|store|"
+         r"commit)\w* (anything|it|the intent|an intent|a row)? ?(before|until) (the |a |it )?"
+         r"(call|provider|response|result|charge|answer|request|returns)",
+         Checkpoint.RESULT_ONLY, "nothing is written before the call returns"),
+        (r"(not|never|n't|isn't) (\w+ ){0,2}(recorded|written|journaled|persisted|saved|stored|"
+         r"committed|inserted) until", Checkpoint.RESULT_ONLY, "the intent is written only after "
+         "the call"),
+        (r"\bonly (after|once|when) (the |it |its |a )?(provider|call|charge|response|result|api|"
+         r"payment|request|answer|it)\w*(?! (is|has been|was|are) (durable|written|journaled|"
+         r"committed|persisted|on disk|stored|saved|fsynced|recorded|safe))", Checkpoint.RESULT_ONLY, "the intent is written only "
+         "after the call"),
+        (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (anything |it |the "
+         r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
+         "the call"),
+        (r"\bintent\w* (as soon as|once|when|after) the (response|answer|reply|result|provider|"
+         r"call)", Checkpoint.RESULT_ONLY, "the intent is written when the response arrives"),
+        (r"together with the (result|response|outcome|answer)", Checkpoint.RESULT_ONLY,
+         "the intent is written together with the result"),
+        (r"fail(s|ed)? to (record|write|journal|persist|save|store) the intent",
+         Checkpoint.RESULT_ONLY, "the intent is not recorded"),
+        (r"(intent|intention|row|record)\w* (lives?|stays?|is kept|are kept|is held|are held) "
+         r"(only )?in ([\w']+ ){0,2}memory until", Checkpoint.RESULT_ONLY, "the intent is held in "
+         "memory until the call returns"),
+        (r"(kept|held|stays?|lives?|sits?|stored|buffered|remembered|parked)\w* in (a |an |the "
+         r")?(local |python |process |in memory |temporary )?(variable|list|dict|map|array|buffer|"
+         r"object|field|attribute|memory|ram)\b[^.;]{0,30}\buntil\b", Checkpoint.RESULT_ONLY,
+         "held in memory until the call returns"),
+        (r"\bintent\w* and (the )?(result|response|receipt|outcome|reply)s? (\w+ ){0,3}(in|as) "
+         r"(one|a single|the same) (row|write|record|append|transaction|insert|entry)",
+         Checkpoint.RESULT_ONLY, "the intent is written together with the result"),
+        (r"\b(write|record|journal|persist|save|store|commit|insert|log)\w* (the )?(intent|row|"
+         r"entry|record)\b(?:(?!result|response|receipt|outcome|answer|reply)[^.;,]){0,40}\bafter "
+         r"(the )?(provider|call|charge|response|api|psp|request)", Checkpoint.RESULT_ONLY,
+         "the intent is written after the call"),
+        (r"in memory until (the )?(result|response|answer|call|charge|provider)",
+         Checkpoint.RESULT_ONLY, "held in memory until the call returns"),
+        (_RESULTISH + r"\b(intent|outbox row|row|entry|event|record)s? (is |are )?(only )?"
+         r"(inserted|written|appended|recorded|journaled|persisted|saved|committed|stored) "
+         r"(only )?(after|once) (the )?(provider|call|charge|api|request|response|payment)",
+         Checkpoint.RESULT_ONLY, "the row is written after the call"),
+        (_RESULTISH + r"\b(intent|outbox row|row|entry|event|record)s? (is |are |gets )?(only )?"
+         r"(inserted|written|appended|recorded|journaled|persisted|saved|committed|stored)\b"
+         r"(?:(?!before|result|response|receipt|outcome)[^.;,]){0,30}\b(after|once|when) (the )?"
+         r"(provider|call|charge|api|request|response|payment|psp|gateway)",
+         Checkpoint.RESULT_ONLY, "the intent is written after the call"),
+        (r"(only|purely|just|kept|held|lives?) in ([\w']+ ){0,3}(memory|ram)\b", Checkpoint.NONE,
+         "state held only in memory"),
+        (r"in (an? )?(in )?memory (list|dict|map|array|buffer|queue|object)", Checkpoint.NONE,
+         "an in-memory structure"),
+        (r"\b(go|goes|put|puts|placed|kept|held|stored|saved|written|added) (in|into|to) (a |an |"
+         r"the )?(local |python |in memory |process |worker's |global )?(variable|list|dict|"
+         r"dictionary|map|hashmap|array|buffer|object|field|attribute|set)\b", Checkpoint.RESULT_ONLY,
+         "the intent is held in a Python object, not journaled"),
+        (r"\bintent\w*[^.;]{0,40}\b(asynchronous\w*|async|in the background|without waiting|fire "
+         r"and forget|in parallel with the (call|request|charge)|while the (call|request|charge) is "
+         r"(already )?(in flight|running|being sent|under way))", Checkpoint.RESULT_ONLY,
+         "the intent is not durable before the call"),
+        (r"\b(not|never|n't|without|no) (\w+ )?(fsync|flush|sync)\w* (it |them |the intent |the log |"
+         r"the file )?(before|until|ahead of|prior to)", Checkpoint.RESULT_ONLY,
+         "the intent is not durable before the call"),
+        (r"\bintent\w*[^.;]{0,30}\b(stdout|stderr|the console|printed|print\(|the terminal|a log "
+         r"line|the logger|log messages?)\b", Checkpoint.RESULT_ONLY,
+         "the intent goes to a log stream, not the journal"),
+        (r"\b(asynchronous|async|background|non blocking|lazy) (write|append|flush|insert)s? of "
+         r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
+        (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
+         r"response|outcome|receipt|reply)", Checkpoint.RESULT_ONLY, "only the result is written"),
+        (r"in a python (dict|list|object|variable)", Checkpoint.NONE, "a Python object"),
+        (r"\b(list|dict|map|array|buffer|queue|object) in (ram|memory)\b", Checkpoint.NONE,
+         "an in-memory structure"),
+        (r"keeps? no (file|disk|journal|database|db)\b", Checkpoint.NONE, "no file is kept"),
+        (r"\b(journal|log|state|db|database|table|file)\w* (is |gets |are )?(wiped|cleared|deleted|"
+         r"truncated|reset|emptied|dropped|lost|discarded)\b[^.;]{0,20}\b(restart|reboot|boot|"
+         r"startup|start up|crash|deploy|redeploy)", Checkpoint.NONE,
+         "the journal does not survive a restart"),
+        (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go) (in|on|to|into) (the )?(tmp|"
+         r"tmpfs|ramdisk|ram disk|shm)\b|\bon the container\b|\bephemeral (disk|storage|volume|"
+         r"filesystem)|\bwithout persistence\b|\bmemcache", Checkpoint.NONE,
+         "storage that does not survive the crash"),
+        (r"(written|persisted|saved|stored|journaled) nowhere", Checkpoint.NONE,
+         "written nowhere"),
+        (r"nothing (is |gets )?(written|persisted|saved|stored|journaled)( to disk| anywhere)?"
+         r"(?! before)", Checkpoint.NONE, "nothing is written"),
+        (r"(lost|gone|wiped) (when|if) the (process|worker|machine|pod|container) (dies|crashes|"
+         r"restarts|exits|stops)", Checkpoint.NONE, "lost when the process dies"),
+        (r"(never|not) (hits|touches|reaches|goes to|written to) (the )?disk", Checkpoint.NONE,
+         "never reaches disk"),
+    ),
+    "idempotency": (
+        (r"(fresh|new|random|unique|different)\w* .{0,40}\b(per|(on|for|with|at|in) (every|"
+         r"each)|(each|every) time (we |it )?) ?(retry|retries|attempt|try|delivery|redelivery|"
+         r"send|request|resend)",
+         Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"(each|every|per) (retry|attempt|try|delivery|redelivery|resend)\w*,? (we |it )?"
+         r"(gets? |has |have |uses? |generates? |makes? |creates? |mints? )?(its own|(a |an )?"
+         r"(new|fresh|different|random)|regenerat)", Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"\b(re ?send|retr|re ?tr|resubmit|send again|sent again|charge again|re ?issu)\w* "
+         r"[^.;]{0,30}\b(with|using|under|carrying) (a |an )?(new|fresh|different|random|newly "
+         r"generated|regenerated) (idempotency )?(key|uuid|id|nonce)",
+         Idempotency.RANDOM_PER_ATTEMPT, "a resend carries a new key"),
+        (r"\b(uuid|key|random|nonce|guid)\w*[^.;]{0,40}\b((stored|kept|saved|journaled|persisted|"
+         r"recorded|written) nowhere|(not|never) (stored|kept|saved|journaled|persisted|recorded))",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key is not stored, so a retry makes a new one"),
+        (r"\b(uuid|random|nonce|guid)\w*(?:(?!reuse|re use|same|kept|read|stored|journal|once|"
+         r"persist|saved)[^.;]){0,40}\b(on|for|at|per|with|in) (every|each) (retry|attempt|try|"
+         r"request|send|resend|call|charge|invocation|time)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "a new key on every attempt"),
+        (r"\b(replac|overrid|overwrit|swap|substitut)\w* (it |the key |them )?(with|by) [^.;]{0,30}"
+         r"\b(on|for|at|per|with|in) (every|each) (retry|attempt|try|request)",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key is replaced on every attempt"),
+        (r"\b(a|the|each|every) (retry|attempt|resend|try|redelivery) (uses?|gets?|has|takes?|"
+         r"carries|sends?) (a |an )?(different|new|fresh|another|incremented|other|bumped)",
+         Idempotency.RANDOM_PER_ATTEMPT, "a retry carries a different key"),
+        (r"\b(changes|differs|varies|is different|will differ|can change) (when|whenever|on|after|"
+         r"between|per|each|every|if|across)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "the key changes between attempts"),
+        (r"\b(unless|except|otherwise|in which case|or else|sometimes)\b[^.;]{0,40}\b(random|"
+         r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
+        (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
+        (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
+         Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
+        (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "the attempt number is part of the key"),
+        (r"\b(timestamp|current time|time\.time|now\(\))", Idempotency.RANDOM_PER_ATTEMPT,
+         "the current time is part of the key"),
+        (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*)( it| the "
+         r"key| them)?( along| on| through| over| out)? (to|with|in) (the )?(\w+ )?(provider|psp|"
+         r"stripe|api|request|charge)",
+         Idempotency.NONE, "the key is never sent to the provider"),
+        (r"(provider|psp|stripe|api) (does not|doesn't|never|does never) (receive|see|get)s?",
+         Idempotency.NONE, "the provider never receives the key"),
+        (r"(never|not) (sent|send)\b(?! (a |the )?(new|fresh|random|different))",
+         Idempotency.NONE, "the key is never sent"),
+        (r"(stored|kept|saved) (\w+ ){0,3}(in|to) our (own )?(journal|db|database|store|table) "
+         r"only|only in our (own )?(journal|db|database|store)", Idempotency.NONE,
+         "the key stays in our own journal"),
+        (r"keep (it|the key|them) to (ourselves|itself|us)", Idempotency.NONE,
+         "the key is kept to ourselves"),
+        (r"carr(y|ies) no (idempotency )?key", Idempotency.NONE, "the request carries no key"),
+    ),
+    "resumeProtocol": (
+        (r"\b(re ?send|retr|re ?tr|send again|re ?issu|re ?submit|repeat)\w* [^.;]{0,40}\b(first|"
+         r"straight away|immediately|right away|at once)\b[^.;]{0,20}\b(then|afterwards|after "
+         r"that|later|and after)\b", Resume.BLIND_RETRY, "the resend comes before the lookup"),
+        (r"\b(check|ask|look|query|consult|verif|confirm)\w* [^.;]{0,40}\b(after|afterwards|once) "
+         r"(we |it )?(have |has )?(re ?sent|resend\w*|retried|sent again|repeated)",
+         Resume.BLIND_RETRY, "the lookup comes after the resend"),
+        (r"\b(look|ask|query|check|consult|reconcil)\w* [^.;]{0,60}\bonly (when|if) (an? |the )?"
+         r"(operator|human|someone|admin|user|support|we have time|asked|requested|manually)",
+         Resume.BLIND_RETRY, "the lookup runs only on request"),
+        (r"\b(re ?send|re ?execut|retr|re ?tr|re ?run|re ?issu|re ?submit|send again|repeat)\w*"
+         r"[^.;]{0,80}\b(later|afterwards|nightly|daily|weekly|after the fact|end of (the )?day|"
+         r"once a day|next day)\b", Resume.BLIND_RETRY, "the lookup comes after the resend"),
+        (r"\b(regardless of|irrespective of|no matter)( what)? (the |its )?(answer|result|response|"
+         r"reply|it says|the provider says|outcome)|\b(resend|retr|re ?send|send again|charge "
+         r"again)\w*[^.;]{0,30}\b(regardless|anyway|in any case|either way|no matter what)\b",
+         Resume.BLIND_RETRY, "the resend does not depend on the lookup"),
+        (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
+         r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
+         "the resend does not wait for the lookup"),
+    ),
+}
+#: Sentences that ASSERT a mechanism is absent ("we have no journal", "nobody asks the
+#: provider"): field -> (pattern, the choices it denies, why). A field (or a failure mode) that
+#: names a mechanism and, elsewhere, denies it is a ``[contradiction]``; a denial in a
+#: hypothetical clause ("if the intent were never written") or under a second negation ("never
+#: resend without asking the provider") does not count.
+_WRITTEN = r"(written|journaled|recorded|persisted|saved|stored|committed|logged|kept|inserted)"
+_ANY_CP = frozenset({Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY, Checkpoint.SNAPSHOT})
+DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
+    "checkpoint": (
+        (r"\b(have|has|keep|keeps|use|uses|need|needs|there is|there are|with|got|run|runs) no "
+         r"(journal|checkpoint|log|database|db|persistence|durable (state|storage)|storage|"
+         r"disk|store)s?\b(?! (entry|entries|row|rows|record|records|write|writes|line|lines|"
+         r"call|calls))", _ANY_CP, "there is no journal"),
+        (rf"\bnothing (is |gets |was |will be )?(ever )?{_WRITTEN}( down| anywhere| to disk| "
+         r"durably)?\b(?! (before|until|first|ahead|prior|yet|till|in (w|the window)))", _ANY_CP,
+         "nothing is written"),
+        (r"\b(never|don't|do not|doesn't|does not|we not) (journal|persist|checkpoint|save|store|"
+         r"write|record|log)\w* (anything|a thing|any state)\b(?! (before|until|till|first))",
+         _ANY_CP, "nothing is written"),
+        (r"\b(journal|log|intents?|wal|writes?|rows?)\w* (is |are |gets |get )?(never|not) (\w+ )?"
+         r"(fsynced|flushed|synced|durable|made durable)\b(?! (until|before|after|first|till))",
+         _ANY_CP, "the journal is never made durable"),
+        (r"\b(state|everything|intents?|journal|data|progress)\b[^.;,]{0,20}\b(only|purely|just|"
+         r"entirely) in ([\w']+ ){0,2}(memory|ram)\b", _ANY_CP, "state is held only in memory"),
+        (r"\b(intent|intention|pending row|outbox row|intent record|intent row)s? (is |are |gets "
+         rf"|get |was )?(never|not) (\w+ )?{_WRITTEN}( down| anywhere| durably| to disk)?\b"
+         r"(?! (until|before|after|only|first|till|yet|in memory until))",
+         frozenset({Checkpoint.INTENT_AND_RESULT}), "the intent is never written"),
+        (r"\b(never|don't|do not|doesn't|does not) (write|journal|record|persist|save|store|log|"
+         r"commit)\w* (anything |it |the intent |an intent )?(before|ahead of|prior to) (the )?"
+         r"(call|calling|charg|dispatch|send|request|pay)", frozenset({Checkpoint.INTENT_AND_RESULT}),
+         "nothing is written before the call"),
+        (r"\b(never|don't|do not|doesn't|does not) (journal|persist|record|save|store|write|log|"
+         r"commit)\w* (the |any |an )?(intents?|intentions?)\b(?! (until|before|after|only|first|"
+         r"till|yet))", frozenset({Checkpoint.INTENT_AND_RESULT}), "no intent is written"),
+        (rf"\bno (intent|intention)s? (is |are |gets |get )?(ever )?{_WRITTEN}\b"
+         r"(?! (until|before|after|only|first|till|yet))", frozenset({Checkpoint.INTENT_AND_RESULT}),
+         "no intent is written"),
+    ),
+    "resumeProtocol": (
+        (r"\b(nobody|no one|never|not|don't|do not|doesn't|does not|without|no need to)\b "
+         r"(\w+ ){0,2}(asks?|asking|asked|quer\w*|check\w*|contact\w*|consult\w*|talks? to|"
+         r"talking to|speaks? to|reach\w*|touch\w*|look\w* (it |"
+         r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
+         r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
+         "the provider is never asked"),
+        (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
+         r"|sometimes |then )?(skipped|left out|omitted|dropped|optional|bypassed)",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the lookup is skipped"),
+        (r"\b(provider|psp|stripe|gateway|processor|bank) (is |gets |are |will be )?(never|not) "
+         r"(\w+ )?(asked|contacted|queried|checked|consulted|called|involved|touched)",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
+    ),
+}
+_SCOPE_ENDS = {"and", "then", "we", "it", "they", "but", "so", "which", "that"}
+_MOMENT = re.compile(r"\b(crash\w*|dies|died|die|fails|killed|w[1-5]|yet|window|between|"
+                     r"during)\b")
+_HYPO_DENIAL = re.compile(r"\b(would|could|might|may|if|otherwise|unless|were|suppose|had|"
+                          r"imagine|naive|naively|instead)\b")
+
+
+def denial(field_name: str, t: str, choice: str, skip: tuple[int, int] = (-1, -1),
+           about_a_crash: bool = False) -> tuple[str, str] | None:
+    """The first assertive denial of ``choice`` in the normalised text ``t`` (outside the span
+    ``skip``, the phrase that named the choice): (the phrase, why), or None. With
+    ``about_a_crash`` (a failure mode), a clause about a crash or a window ("a crash in W1: the
+    intent is not written yet") describes a moment, not the design, and does not count."""
+    for pattern, denied, why in DENIALS.get(field_name, ()):
+        if choice not in denied:
+            continue
+        for m in re.finditer(pattern, t):
+            if skip[0] <= m.start() < skip[1] or m.start() <= skip[0] < m.end():
+                continue
+            clause = _CLAUSE.split(t[:m.start()])[-1]
+            gap = m.group(0).split()[1:-2]
+            if _HYPO_DENIAL.search(clause) or _HYPO_DENIAL.search(m.group(0)):
+                continue
+            whole = clause + _CLAUSE.split(t[m.start():])[0]
+            if about_a_crash and _MOMENT.search(whole):
+                continue
+            if m.group(0).split()[0] in _DETERMINERS and _SCOPE_ENDS & set(gap):
+                continue  # "intents without a reply and queries the provider": scope ended
+            said = (clause + m.group(0)).split()
+            if sum(w in _NEGATORS or w.endswith("n't") for w in said) > 1:
+                continue  # "never resend without asking the provider": a double negation
+            return m.group(0), why
+    return None
+
+
+#: The mechanism a qualifier may undo (a qualifier about memory does not undo "none").
+_UNDOES: dict[tuple[str, str], set[str]] = {
+    ("checkpoint", Checkpoint.RESULT_ONLY): {Checkpoint.INTENT_AND_RESULT},
+    ("checkpoint", Checkpoint.NONE): {Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY,
+                                      Checkpoint.SNAPSHOT},
+    ("idempotency", Idempotency.RANDOM_PER_ATTEMPT): {
+        Idempotency.DERIVED_KEY, Idempotency.STORED_KEY, Idempotency.CLIENT_REFERENCE},
+    ("idempotency", Idempotency.NONE): {Idempotency.DERIVED_KEY, Idempotency.STORED_KEY},
+    ("resumeProtocol", Resume.BLIND_RETRY): {Resume.REPLAY_AND_LOOKUP}}
+#: Fewer words than this in a field, and it is a label, not a description.
+MIN_WORDS = 4
+
+
+def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
+    """The first qualifier of ``field_name`` in ``t`` that is not itself negated."""
+    for pattern, choice, why in QUALIFIERS.get(field_name, ()):
+        for m in re.finditer(pattern, t):
+            first = m.group(0).split()[0]
+            if first in _NEGATORS or first.endswith("n't") or not _negated(t, m.start(), 4):
+                return str(choice), m.group(0), why
+    return None
+
+
+def qualifier(field_name: str, text: str) -> tuple[str, str, str] | None:
+    """The first qualifier of ``field_name`` in ``text`` that is not itself negated: (the choice
+    it describes, the phrase, why), or None. Used to read one field's claim in another field."""
+    return _qualifier(field_name, normalise(text))
+
+
+def read_field(field_name: str, text: str) -> Reading:
+    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
+
+    The vocabulary finds candidate mechanisms (negation scoped per clause); a field naming
+    several incompatible ones is a contradiction, not a design; a qualifier that undoes the
+    mechanism found ("but only after", "kept in memory", "a new key on each retry", "never sent")
+    decides, and the reading notes which phrase undid which; a label of fewer than
+    :data:`MIN_WORDS` words is not read as a design.
+    """
+    t = normalise(text)
+    if not t:
+        return Reading(field_name, text, problem=f"{field_name} is empty")
+    hits = []
+    for rank, term in enumerate(VOCABULARY[field_name]):
+        m = first_match(t, term.patterns) or first_match(t, term.unguarded, guarded=False)
+        if m is not None:
+            hits.append((rank, m.start(), term, m.group(0)))
+    choices = {h[2].choice for h in hits}
+    if len(choices) > 1 and Idempotency.CLIENT_REFERENCE in choices:
+        choices.discard(Idempotency.NONE)  # "no idempotency key: a client reference" is one
+        hits = [h for h in hits if h[2].choice in choices]
+    keyed = choices & {Idempotency.DERIVED_KEY, Idempotency.STORED_KEY,
+                       Idempotency.RANDOM_PER_ATTEMPT}
+    if field_name == "idempotency" and Idempotency.NONE in choices and keyed:
+        said = next(h[3] for h in hits if h[2].choice is Idempotency.NONE)
+        other = next(h for h in hits if h[2].choice in keyed)
+        return Reading(field_name, text, problem=f"[contradiction] idempotency says both "
+                                                  f"'{said}' and '{other[3]}' "
+                                                  f"({other[2].label}): which is it?")
+    if len(choices) >= SOUP[field_name]:
+        named = "; ".join(f"'{h[2].label}'" for h in hits)
+        return Reading(field_name, text, problem=f"[contradiction] {field_name} names "
+                                                  f"{len(hits)} different mechanisms that "
+                                                  f"exclude each other ({named}); say which "
+                                                  "one your design uses")
+    vague = next((v for v in VAGUE if re.search(rf"\b{re.escape(v)}\b", t)), None)
+    short = len(re.findall(r"\w+", t)) < MIN_WORDS  # "journal.write(intent)" is two words
+    if short and vague:
+        hits = []  # "retry on failure" names a word of the vocabulary, and says what, not how
+    if hits and short and choices != {"none"}:  # "No idempotency key." is a whole answer
+        return Reading(field_name, text, problem=f"{field_name} names '{hits[0][3]}' but does "
+                                                  f"not say how it "
+                                                  f"works (only {len(t.split())} word(s)): "
+                                                  f"{QUESTIONS[field_name]}")
+    if hits:
+        if field_name == "resumeProtocol":  # a lookup decides; else the first action named
+            lookup = [h for h in hits if h[2].choice is Resume.REPLAY_AND_LOOKUP]
+            rank, _, term, phrase = lookup[0] if lookup else min(hits, key=lambda h: h[1])
+            blind = first_match(t, (r"\bblind\w*",))
+            if lookup and blind:
+                return Reading(field_name, text, problem=f"[contradiction] resumeProtocol "
+                                                          f"says both '{phrase}' and "
+                                                          f"'{blind.group(0)}': a resend "
+                                                          "either waits for the lookup or "
+                                                          "it does not")
+        else:
+            rank, _, term, phrase = min(hits, key=lambda h: h[0])
+            ref = [h for h in hits if h[2].choice is Idempotency.CLIENT_REFERENCE]
+            if ref and term.choice in KEYS and not first_match(t, (_IDEM_KEY,)):
+                rank, _, term, phrase = ref[0]  # a reference built from run + step, not a key
+        undo = _qualifier(field_name, t)
+        if undo and undo[0] != term.choice and term.choice in _UNDOES.get((field_name, undo[0]), ()):
+            choice, qphrase, why = undo
+            label = next(x.label for x in VOCABULARY[field_name] if x.choice == choice)
+            return Reading(field_name, text, choice, qphrase, notes=(
+                f"[contradiction] {field_name}: '{phrase}' names '{term.label}', but "
+                f"'{qphrase}' undoes it ({why}): read as '{label}'",))
+        span = next(((m.start(), m.end()) for m in re.finditer(re.escape(phrase), t)), (-1, -1))
+        denied = denial(field_name, t, str(term.choice), span)
+        if denied:
+            return Reading(field_name, text, problem=f"[contradiction] {field_name} says "
+                                                      f"'{phrase}' ({term.label}) and also "
+                                                      f"'{denied[0]}' ({denied[1]}): which is "
+                                                      "it?")
+        return Reading(field_name, text, str(term.choice), phrase)
+    undo = _qualifier(field_name, t)
+    if undo and not (short and vague):
+        return Reading(field_name, text, undo[0], undo[1])
+    hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
+    said = (f"'{vague}' says what, not how" if vague else hint or
+            "no mechanism of the vocabulary is named")
+    return Reading(field_name, text, problem=f"{field_name}: {said}. A concrete answer names "
+                                              f"one of: {terms_of(field_name)}")
+
+
+#: What a field must answer, asked when an answer is too short to read.
+QUESTIONS = {
+    "checkpoint": "say WHEN the run's progress is written durably, relative to the tool call "
+                  "(before it, after it, periodically, never)",
+    "idempotency": "say what the key or reference is MADE OF and whether it changes between "
+                   "attempts",
+    "resumeProtocol": "say what a resumed run DOES with a call that was sent but whose result "
+                      "was never recorded",
+}
+
+
+# -- the failure mode ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Claims:
+    """What a failureMode / tradeOff names."""
+
+    named: frozenset[str]  # outcome categories and limits named, as facts or possibilities
+    asserted: frozenset[str]  # named as facts (no would/could/if in their clause)
+    denied: frozenset[str]  # named under a negation ("prevents", "no duplicate")
+    windows: frozenset[str]  # W1..W5 named or described
+
+    @property
+    def concrete(self) -> bool:
+        return bool(self.named or self.denied or self.windows)
+
+
+def read_claims(text: str) -> Claims:
+    t = normalise(text)
+    named, asserted, denied, windows = set(), set(), set(), set()
+    for cat, patterns in CLAIMS.items():
+        for m in (m for p in patterns for m in re.finditer(p, t)):
+            clause = _CLAUSE.split(t[:m.start()])[-1]
+            after = _CLAUSE.split(t[m.end():])[0]
+            if _negated(t, m.start(), window=4) or (cat != "limit"
+                                                     and _DENIED_AFTER.search(after)):
+                denied.add(cat)
+                continue
+            named.add(cat)
+            distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
+            if not _HYPOTHETICAL.search(clause) and not distributive:  # "per uncertain charge"
+                asserted.add(cat)
+    raw = text[:MAX_CHARS].lower()
+    for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
+                           raw):
+        windows.update(f"W{i}" for i in range(int(a), int(b) + 1))
+    windows.update(f"W{n}" for n in re.findall(r"\bw([1-5])\b", raw))
+    for w, patterns in WINDOW_PHRASES.items():
+        if first_match(t, patterns, guarded=False):
+            windows.add(w)
+    return Claims(frozenset(named), frozenset(asserted), frozenset(denied - named),
+                  frozenset(windows))
