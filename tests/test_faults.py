@@ -11,7 +11,6 @@ import pytest
 from minirt.faults import FaultPlan, FaultPoint, Faults, SimulatedCrash, UnknownFaultPoint
 from minirt.journal import Journal
 from minirt.run import RunState
-from minirt_course.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
 from minirt.store.sqlite import SQLiteStore
 from minirt.testing.sweep import (
     ChildDidNotCrash,
@@ -23,6 +22,7 @@ from minirt.testing.sweep import (
     load_scenario,
     sweep,
 )
+from minirt_course.scenarios.m03_journal import SCENARIO, RefundScenario, RefundWorld
 
 REF = SCENARIO.ref
 

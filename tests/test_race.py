@@ -18,10 +18,10 @@ from minirt.journal import Journal
 from minirt.race import CANCELLED, FAILED, UNKNOWN, WON, RaceInvalid, RaceLost, race
 from minirt.run import RunState
 from minirt.runtime import Context, Runtime
-from minirt_course.scenarios.m07_fanout import Sequencer
 from minirt.scheduler import Call, ref
 from minirt.store.sqlite import SQLiteStore
 from minirt.tools import EffectClass, FunctionTool, Lookup
+from minirt_course.scenarios.m07_fanout import Sequencer
 
 NAMES = ("m0", "m1", "m2", "m3")
 

@@ -42,12 +42,13 @@ from minirt.canonical import canonical_json
 from minirt.clock import FakeClock
 from minirt.faults import Faults, crash_once
 from minirt.run import TERMINAL, Run, RunEvent, RunState
-from ..scenarios.m08_cancel import NOTICE, cancel_drill, during_email
 from minirt.scheduler import Call, parallel
 from minirt.store.base import NewEvent
 from minirt.store.sqlite import SQLiteStore
 from minirt.tools import EffectClass, FunctionTool
 from minirt.world.ledger import Ledger
+
+from ..scenarios.m08_cancel import NOTICE, cancel_drill, during_email
 from .differential import plain_equal
 
 #: What the drill's answer and plain cells may use (the out-of-kernel run allows nothing else).
