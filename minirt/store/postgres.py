@@ -215,31 +215,17 @@ class PostgresStore(SQLCore):
     # -- dialect: transactions ------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """One write transaction; nested calls join the outer one (all commit or none).
-
-        Yields the psycopg connection (``db.execute(sql)`` works on it as on sqlite3's).
-        """
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._db
-                finally:
-                    self._depth -= 1
-                return
-            self._depth = 1
-            try:
-                with self._guard(), self._db.transaction():
-                    yield self._db
-            except BaseException:
-                self._forget()
-                raise
-            finally:
-                self._depth = 0
-                self._flush_rejections()
-
-    _txn = transaction
+    def _outer(self) -> Iterator[Any]:
+        self._depth = 1
+        try:
+            with self._guard(), self._db.transaction():
+                yield self._db
+        except BaseException:
+            self._forget()
+            raise
+        finally:
+            self._depth = 0
+            self._flush_rejections()
 
     @contextmanager
     def _savepoint(self, db: Any) -> Iterator[None]:

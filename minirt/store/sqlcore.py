@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, ClassVar, NamedTuple
 
 from ..canonical import digest_bytes
@@ -199,8 +199,9 @@ class SQLCore:
 
     # -- dialect hooks: behaviour -------------------------------------------------------------
 
-    def _txn(self) -> AbstractContextManager[Any]:
-        """The store's own write transaction (nested calls join it); yields the connection."""
+    def _outer(self) -> AbstractContextManager[Any]:
+        """Open, commit (or on error roll back) the outermost write transaction, with
+        ``_depth`` 1 while it is open, the dialect's errors mapped; yields the connection."""
         raise NotImplementedError
 
     def _savepoint(self, db: Any) -> AbstractContextManager[None]:
@@ -248,6 +249,34 @@ class SQLCore:
 
     def _on_claim(self, db: Any, new: Run, at: float) -> None:
         """Inside a claim's transaction, after the run row was written."""
+
+    # -- transactions -------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """One write transaction; nested calls join the outer one (all commit or none). Yields
+        the dialect's connection (``db.execute(sql, args)`` works on both).
+
+        What a caller does with the connection is not known, so it forgets which journals a
+        claim verified (see :meth:`iter_events`): they are hashed again on their next read."""
+        with self._lock:
+            self._verified.clear()
+            with self._txn() as db:
+                yield db
+
+    @contextmanager
+    def _txn(self) -> Iterator[Any]:
+        """:meth:`transaction` for the core's own writes (which only ever add rows)."""
+        with self._lock:
+            if not self._depth:
+                with self._outer() as db:
+                    yield db
+                return
+            self._depth += 1
+            try:
+                yield self._db
+            finally:
+                self._depth -= 1
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -150,49 +150,29 @@ class SQLiteStore(SQLCore):
     # -- dialect: transactions ------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; nested calls join the outer one (all commit or none).
-
-        What a caller does with the connection is not known, so it forgets which journals a
-        claim verified (see :meth:`iter_events`): they are hashed again on their next read."""
-        with self._lock:
-            self._verified.clear()
-            with self._txn() as db:
-                yield db
-
-    @contextmanager
-    def _txn(self) -> Iterator[sqlite3.Connection]:
-        """:meth:`transaction` for the core's own writes (which only ever add rows)."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._db
-                finally:
-                    self._depth -= 1
-                return
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.DatabaseError as exc:
+    def _outer(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise _store_error(self.path, exc) from None
+        self._depth = 1
+        try:
+            yield self._db
+        except BaseException as exc:
+            self._depth = 0
+            self._abandon()
+            if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
                 raise _store_error(self.path, exc) from None
-            self._depth = 1
+            if isinstance(exc, UnicodeEncodeError):
+                raise not_storable(exc) from None
+            raise
+        else:
+            self._depth = 0
             try:
-                yield self._db
-            except BaseException as exc:
-                self._depth = 0
+                self._db.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:  # e.g. the disk filled up at commit
                 self._abandon()
-                if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
-                    raise _store_error(self.path, exc) from None
-                if isinstance(exc, UnicodeEncodeError):
-                    raise not_storable(exc) from None
-                raise
-            else:
-                self._depth = 0
-                try:
-                    self._db.execute("COMMIT")
-                except sqlite3.DatabaseError as exc:  # e.g. the disk filled up at commit
-                    self._abandon()
-                    raise _store_error(self.path, exc) from None
+                raise _store_error(self.path, exc) from None
 
     @contextmanager
     def _savepoint(self, db: sqlite3.Connection) -> Iterator[None]:
