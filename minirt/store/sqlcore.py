@@ -140,6 +140,40 @@ def marks(n: int) -> str:
     return ",".join("?" * n)
 
 
+class _Txn:
+    """The store's lock, then the outermost transaction (the dialect's ``_outer``) or a join of
+    the open one. A class, not a generator: every append enters one."""
+
+    __slots__ = ("store", "outer")
+
+    def __init__(self, store: SQLCore) -> None:
+        self.store = store
+        self.outer: AbstractContextManager[Any] | None = None
+
+    def __enter__(self) -> Any:
+        store = self.store
+        store._lock.acquire()
+        try:
+            if store._depth:
+                store._depth += 1
+                return store._db
+            self.outer = store._outer()
+            return self.outer.__enter__()
+        except BaseException:
+            store._lock.release()
+            raise
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        store = self.store
+        try:
+            if self.outer is None:
+                store._depth -= 1
+                return None
+            return self.outer.__exit__(*exc)
+        finally:
+            store._lock.release()
+
+
 class _DryRun(Exception):  # noqa: N818 - control flow: roll the prune's transaction back
     pass
 
@@ -264,19 +298,9 @@ class SQLCore:
             with self._txn() as db:
                 yield db
 
-    @contextmanager
-    def _txn(self) -> Iterator[Any]:
+    def _txn(self) -> AbstractContextManager[Any]:
         """:meth:`transaction` for the core's own writes (which only ever add rows)."""
-        with self._lock:
-            if not self._depth:
-                with self._outer() as db:
-                    yield db
-                return
-            self._depth += 1
-            try:
-                yield self._db
-            finally:
-                self._depth -= 1
+        return _Txn(self)
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -823,17 +847,21 @@ class SQLCore:
         return report
 
 
+_FAST_UPDATE = {(renew, fence): "UPDATE runs SET last_seq=?, last_digest=?"
+                + (", lease_expires_at=?" if renew else "")
+                + " WHERE run_id=? AND incarnation=? AND last_seq=?"
+                + (" AND lease_expires_at=?" if fence else "")
+                + f" AND state NOT IN ({marks(len(TERMINAL_VALUES))})"
+                for renew in (False, True) for fence in (False, True)}
+
+
 def fast_head_update(rows: Sequence[Event], head: tuple[int, int, str, Any],
                      lease: float | None, same_lease: float | None
                      ) -> tuple[str, tuple[Any, ...]]:
     """The fast append's fenced head move (``?`` placeholders): matches one row exactly when
     the run is still at ``head`` (incarnation, last seq), not finished, and, when the renewal
     is skipped (``same_lease``), still holds that lease; sets the new head (and ``lease``)."""
-    sql = ("UPDATE runs SET last_seq=?, last_digest=?"
-           + (", lease_expires_at=?" if lease is not None else "")
-           + " WHERE run_id=? AND incarnation=? AND last_seq=?"
-           + (" AND lease_expires_at=?" if same_lease is not None else "")
-           + f" AND state NOT IN ({marks(len(TERMINAL_VALUES))})")
+    sql = _FAST_UPDATE[lease is not None, same_lease is not None]
     args = (rows[-1].seq, rows[-1].digest, *(() if lease is None else (lease,)),
             rows[0].run_id, head[0], head[1], *(() if same_lease is None else (same_lease,)),
             *TERMINAL_VALUES)

@@ -149,30 +149,8 @@ class SQLiteStore(SQLCore):
 
     # -- dialect: transactions ------------------------------------------------------------------
 
-    @contextmanager
-    def _outer(self) -> Iterator[sqlite3.Connection]:
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise _store_error(self.path, exc) from None
-        self._depth = 1
-        try:
-            yield self._db
-        except BaseException as exc:
-            self._depth = 0
-            self._abandon()
-            if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
-                raise _store_error(self.path, exc) from None
-            if isinstance(exc, UnicodeEncodeError):
-                raise not_storable(exc) from None
-            raise
-        else:
-            self._depth = 0
-            try:
-                self._db.execute("COMMIT")
-            except sqlite3.DatabaseError as exc:  # e.g. the disk filled up at commit
-                self._abandon()
-                raise _store_error(self.path, exc) from None
+    def _outer(self) -> _Immediate:
+        return _Immediate(self)
 
     @contextmanager
     def _savepoint(self, db: sqlite3.Connection) -> Iterator[None]:
@@ -241,6 +219,41 @@ class SQLiteStore(SQLCore):
     def _data_version(self, db: Any) -> Any:
         # Changes when another connection commits to the file (never for this one's commits).
         return self._db.execute("PRAGMA data_version").fetchone()[0]
+
+
+class _Immediate:
+    """The outermost transaction: ``BEGIN IMMEDIATE`` (the write lock from the start), then
+    ``COMMIT``, or on any error a rollback with the error named (full disk, not storable)."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.store = store
+
+    def __enter__(self) -> sqlite3.Connection:
+        store = self.store
+        try:
+            store._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise _store_error(store.path, exc) from None
+        store._depth = 1
+        return store._db
+
+    def __exit__(self, typ: Any, exc: BaseException | None, tb: Any) -> None:
+        store = self.store
+        store._depth = 0
+        if exc is None:
+            try:
+                store._db.execute("COMMIT")
+            except sqlite3.DatabaseError as err:  # e.g. the disk filled up at commit
+                store._abandon()
+                raise _store_error(store.path, err) from None
+            return
+        store._abandon()
+        if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
+            raise _store_error(store.path, exc) from None
+        if isinstance(exc, UnicodeEncodeError):
+            raise not_storable(exc) from None
 
 
 _WRITE_COLS = "run_id, seq, kind, step, payload_json, incarnation, at, digest"
