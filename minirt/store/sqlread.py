@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 # What the core reads of an event; the dialect decodes ``digest`` (:meth:`JournalReads._digest_of`).
 READ_COLS = "run_id, seq, kind, step, payload_json, incarnation, at, digest"
+# Event rows stay plain tuples (a resume reads every one; a named tuple costs a call each):
+# loops unpack them by name, and the keyset position is read at this index.
+SEQ = READ_COLS.split(", ").index("seq")
 
 
 class JournalReads:
@@ -112,7 +115,7 @@ class JournalReads:
             yield from page
             if len(rows) < page_size:
                 break
-            last = rows[-1][1]
+            last = rows[-1][SEQ]
         checker.finish(head)
 
     def _page(self, db: Any, run_id: str, after: int, limit: int) -> list[Any]:
@@ -169,7 +172,7 @@ class JournalReads:
                                        prev, checker.prev))
             if len(rows) < PAGE_SIZE:
                 break
-            last = rows[-1][1]
+            last = rows[-1][SEQ]
         checker.finish(head)
         verify_origin(run_id, first, row.workflow, row.input_json)
         # Inside the write transaction no other writer can commit to this run's rows, so this
@@ -218,7 +221,7 @@ class JournalReads:
         checked one by one). The primary key orders the rows and makes seqs unique, so the
         page is gapless exactly when its last seq is its first plus its length minus one."""
         first = checker.seq + 1
-        if rows[0][1] != first or rows[-1][1] != first + len(rows) - 1:
+        if rows[0][SEQ] != first or rows[-1][SEQ] != first + len(rows) - 1:
             return None
         out: list[Event] = []
         append = out.append
