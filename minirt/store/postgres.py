@@ -186,8 +186,12 @@ class PostgresStore(SQLCore):
             self._db.execute(f"SET idle_in_transaction_session_timeout TO "
                              f"{int(idle_in_transaction_timeout_ms)}")
             self._migrate()
-        except psycopg.Error as exc:
-            raise StoreUnavailable(url=self.url, reason=first_line(exc)) from None
+        except BaseException as exc:
+            if hasattr(self, "_db"):
+                self._db.close()  # a refused database (newer, unreachable) keeps no connection
+            if isinstance(exc, psycopg.Error):
+                raise StoreUnavailable(url=self.url, reason=first_line(exc)) from None
+            raise
 
     def _version(self) -> int:
         if not self._db.execute("SELECT to_regclass('minirt_schema') IS NOT NULL").fetchone()[0]:

@@ -118,8 +118,12 @@ class SQLiteStore(SQLCore):
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise _store_error(self.path, exc) from None
+        except BaseException as exc:
+            if hasattr(self, "_db"):
+                self._db.close()  # a refused file (newer, unreadable) keeps no connection open
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise _store_error(self.path, exc) from None
+            raise
 
     def _migrate(self) -> None:
         """Bring the file to :data:`SCHEMA_VERSION`: every pending migration and the new
