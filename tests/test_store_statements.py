@@ -118,3 +118,26 @@ def test_a_postgres_fused_append_behind_a_takeover_writes_nothing(pg_url):
     assert [w["op"] for w in other.stale_writes("r")] == ["append"]
     other.close()
     store.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 's.sqlite'}"
+    return request.getfixturevalue("pg_url")
+
+
+def test_a_cached_head_another_connection_moved_is_never_chained_from(store_url):
+    """Two stores append to one run in turn: each one's cached head is stale every time, the
+    fenced statement misses, and the slow path chains from the stored head, so the journal
+    stays one verified chain with no gap and no fork."""
+    a, b = open_store(store_url), open_store(store_url)
+    _claimed(a)
+    for step in range(6):
+        (a if step % 2 == 0 else b).append("r", 1, [_ev(step)], lease_until=T0 + 30 + step)
+    rows = a.read("r")
+    assert [e.seq for e in rows] == [1, 2, 3, 4, 5, 6] == [e.seq for e in b.read("r")]
+    assert all(y.prev_digest == x.digest for x, y in zip(rows, rows[1:], strict=False))
+    assert a.get_run("r").run.lease_expires_at == T0 + 35
+    a.close()
+    b.close()
