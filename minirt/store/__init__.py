@@ -12,6 +12,7 @@ from .base import (
     StoreFull,
     UnknownEventKind,
 )
+from .sqlcore import SchemaTooNew
 from .sqlite import SQLiteStore, StoreUnreadable
 
 
@@ -26,5 +27,5 @@ def open_store(url: str) -> Store:
     return SQLiteStore(url)
 
 
-__all__ = ["Event", "JournalCorrupted", "NewEvent", "RunRecord", "SQLiteStore", "Store",
+__all__ = ["Event", "JournalCorrupted", "NewEvent", "RunRecord", "SQLiteStore", "SchemaTooNew", "Store",
            "StoreFault", "StoreFull", "StoreUnreadable", "UnknownEventKind", "open_store"]
