@@ -84,6 +84,11 @@ def _subclasses_seam(cls: ast.ClassDef) -> bool:
     return bool(names & {"Context", "Runtime", "CancellableRuntime"})
 
 
+#: namedtuple's public API, spelled with one underscore so it cannot clash with a field name
+#: (https://docs.python.org/3/library/collections.html#collections.namedtuple).
+NAMEDTUPLE_API = {"_make", "_fields", "_replace", "_asdict", "_field_defaults"}
+
+
 def _private_accesses(path: Path, seam: set[str]) -> list[tuple[str, int]]:
     tree = _tree(path)
     own = _defined_privates(tree)
@@ -94,7 +99,7 @@ def _private_accesses(path: Path, seam: set[str]) -> list[tuple[str, int]]:
             in_seam_subclass |= {id(n) for n in ast.walk(node)}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")
-                and not node.attr.startswith("__")):
+                and not node.attr.startswith("__")) or node.attr in NAMEDTUPLE_API:
             continue
         value = node.value
         on_self = isinstance(value, ast.Name) and value.id in ("self", "cls") or (
