@@ -22,6 +22,7 @@ import json
 import math
 import reprlib
 import unicodedata
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -123,8 +124,33 @@ def _normalise_other(value: Any, path: str, depth: int, limit: int) -> Any:
     raise NotCanonical(path=path, reason=f"type {type(value).__name__} is not JSON data")
 
 
-_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                           allow_nan=False).encode
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                            allow_nan=False)
+
+
+def _one_encoder() -> Callable[[Any], str]:
+    """``_ENCODER.encode`` without building a new C encoder on every call (what
+    ``JSONEncoder.encode`` does): one C encoder made once, with the same options. It has no
+    circular-reference markers, which is safe here only because it encodes nothing but the output
+    of :func:`normalise` (fresh containers, a tree at most ``MAX_DEPTH + WRAP_DEPTH`` deep) or
+    payloads a caller built from such parts (``normalised=True``). Without the C accelerator,
+    the plain ``encode``."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    string = getattr(json.encoder, "c_encode_basestring", None)
+    if make is None or string is None:
+        return _ENCODER.encode
+    encoder = make(None, _ENCODER.default, string, None, ":", ",", True, False, False)
+    join = "".join
+
+    def encode(value: Any) -> str:
+        if type(value) is str:
+            return string(value)
+        return join(encoder(value, 0))
+
+    return encode
+
+
+_encode = _one_encoder()
 
 
 def canonical_json(value: Any, *, normalised: bool = False) -> str:
@@ -144,6 +170,18 @@ def digest(value: Any, *, normalised: bool = False) -> str:
     """``sha256:`` + hex digest of the canonical JSON of ``value``."""
     text = canonical_json(value, normalised=normalised)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def digest_text(text: str) -> str:
+    """``sha256:`` + hex digest of a canonical JSON text already encoded (what :func:`digest`
+    gives for the value the text encodes)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def encode_normalised(value: Any) -> str:
+    """The canonical JSON text of a value that came out of :func:`normalise` (no second pass:
+    ``canonical_json(value, normalised=True)``)."""
+    return _encode(value)
 
 
 def digest_bytes(data: bytes) -> str:

@@ -388,15 +388,16 @@ class Context:
         raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
         tool = rt.tool(tool_name)
         p, pos = self.claim_position()
-        raw_digest = _safe_digest(raw)
+        raw_digest, raw_text = _args_identity(raw)  # the raw arguments encoded once
         if pos is not None:
             return dispatch.replay(self, p, pos, tool, raw_digest)
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
-            call, staged = dispatch.prepare(self, tool, p, raw)
+            call, staged, args_text = dispatch.prepare_call(self, tool, p, raw, raw_text,
+                                                            raw_digest)
         except MinirtError as exc:
             self.append(dispatch.rejection(self, p, tool_name, raw_digest, exc))
             raise
-        dispatch.write_intent(self, tool, call, raw_digest, staged)
+        dispatch.write_intent(self, tool, call, raw_digest, staged, args_text=args_text)
         if self._policy_deliver is None:
             return dispatch.deliver(self, tool, call)
         return self._policy_deliver(self, tool, call)
@@ -460,6 +461,7 @@ def _is_crash(exc: BaseException) -> bool:
 
 
 _safe_digest = steps.safe_digest  # its home is minirt.steps (shared with minirt.aio)
+_args_identity = steps.args_identity
 
 
 class Runtime:

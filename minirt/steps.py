@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from .canonical import bounded_repr, digest, normalise
+from .canonical import bounded_repr, canonical_json, digest_text, normalise
 from .errors import MinirtError, from_record
 from .journal import Position, new_event
 from .kinds import KIND
@@ -93,14 +93,23 @@ def safe_digest(value: Any) -> str:
     """The digest of arguments as the code passed them, even when they are not canonical JSON
     (NaN, a set, a lone surrogate): those still need a stable identity so that replay can check
     the call and re-raise the recorded refusal."""
+    return args_identity(value)[0]
+
+
+def args_identity(value: Any) -> tuple[str, str | None]:
+    """:func:`safe_digest` of ``value`` and the canonical JSON text it hashed (None for a value
+    that has no canonical form), encoded once: the caller hands the text on
+    (:func:`minirt.dispatch.prepare_call`) so that the same arguments are not hashed twice."""
     try:
-        return digest(value)
+        text = canonical_json(value)
     except (MinirtError, TypeError, ValueError, UnicodeError):
         try:
-            text = repr(value).encode("utf-8", "backslashreplace")
+            raw = repr(value).encode("utf-8", "backslashreplace")
         except (RecursionError, ValueError):  # too deep, or an int too long for repr
-            text = bounded_repr(value).encode("utf-8", "backslashreplace")
-        return "sha256-repr:" + hashlib.sha256(text).hexdigest()
+            raw = bounded_repr(value).encode("utf-8", "backslashreplace")
+        return "sha256-repr:" + hashlib.sha256(raw).hexdigest(), None
+    return digest_text(text), text
 
 
-__all__ = ["record_decision", "record_step", "replay_decision", "replay_step", "safe_digest"]
+__all__ = ["args_identity", "record_decision", "record_step", "replay_decision", "replay_step",
+           "safe_digest"]

@@ -220,16 +220,17 @@ class AsyncContext:
         raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
         tool = ctx.runtime.tool(tool_name)
         p, pos = ctx.claim_position()
-        raw_digest = steps.safe_digest(raw)
+        raw_digest, raw_text = steps.args_identity(raw)  # the raw arguments encoded once
         if pos is not None:
             return await self._settling(tool, lambda: dispatch.replay(ctx, p, pos, tool,
                                                                       raw_digest))
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
-            call, staged = dispatch.prepare(ctx, tool, p, raw)
+            call, staged, args_text = dispatch.prepare_call(ctx, tool, p, raw, raw_text,
+                                                            raw_digest)
         except MinirtError as exc:
             ctx.append(dispatch.rejection(ctx, p, tool_name, raw_digest, exc))
             raise
-        dispatch.write_intent(ctx, tool, call, raw_digest, staged)
+        dispatch.write_intent(ctx, tool, call, raw_digest, staged, args_text=args_text)
         try:
             kind, value = await ainvoke(tool, call)
         except asyncio.CancelledError:
