@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from . import dispatch, steps
-from .canonical import canonical_json, digest, normalise
+from .canonical import canonical_json, normalise
 from .clock import Clock, SystemClock
 from .cursor import JournalCursor, PositionInvalid
 from .dispatch import DEFAULT_POLICY, DispatchPolicy
@@ -364,18 +364,11 @@ class Context:
 
     def decide(self, prompt: Any, *, name: str = "decide", model: Model | None = None) -> Any:
         """Ask the model; on replay return the recorded decision without asking again."""
-        p, pos = self.claim_position()
-        index = self.cursor.next_decision()
-        prompt_digest = digest(prompt)
-        if pos is not None:
-            return steps.replay_decision(self, p, pos, name, prompt_digest)
-        m = model or self.runtime.model
-        if m is None:
-            raise MinirtError(detail="ctx.decide needs a model: Runtime(model=...)")
-        for hook in self.runtime.hooks:
-            hook.before_decision(self, p, name, prompt)
-        return steps.record_decision(self, p, name, prompt_digest,
-                                     m.complete(prompt, index=index))
+        replayed, got = steps.open_decision(self, prompt, name, model)
+        if replayed:
+            return got
+        return steps.record_decision(self, got.step, name, got.prompt_digest,
+                                     got.model.complete(prompt, index=got.index))
 
     # -- tools --------------------------------------------------------------------------------
 
