@@ -132,3 +132,49 @@ def test_a_gate_that_changes_the_arguments_gets_the_digest_of_what_it_returned(t
         if e.step:
             assert p["args_digest"] != canonical.digest(p["args"])
     rt.close()
+
+
+def test_a_replayed_tool_position_decodes_its_intent_once_and_still_checks_the_args(
+        tmp_path, monkeypatch):
+    from minirt import journal as journal_mod
+    from minirt.clock import FakeClock
+    from minirt.faults import FaultPlan, SimulatedCrash
+    from minirt.journal import NonDeterminism
+    from minirt.runtime import Runtime
+    from minirt.store.sqlite import SQLiteStore
+    from minirt.tools import EffectClass, FunctionTool
+
+    def wf(ctx, args):
+        return [ctx.call_tool("fetch", i=i, s=args["s"]) for i in range(args["n"])]
+
+    def runtime(faults=None):
+        return Runtime(SQLiteStore(tmp_path / "s.sqlite"),
+                       tools=[FunctionTool(_fetch, name="fetch", effect=EffectClass.KEYED)],
+                       workflows={"wf": wf}, clock=FakeClock(1_700_000_000.0), worker_id="w",
+                       faults=faults, lease_for=0)
+
+    for run_id in ("r", "r2"):
+        rt = runtime(FaultPlan(crash_at="before_complete"))
+        rt.start("wf", {"n": 5, "s": "a"}, run_id=run_id)
+        with pytest.raises(SimulatedCrash):
+            rt.run(run_id)
+        rt.close()
+
+    decoded: list[str] = []
+    plain = journal_mod.decode
+    monkeypatch.setattr(journal_mod, "decode", lambda text: decoded.append(text) or plain(text))
+    rt = runtime()
+    out = rt.resume("r")
+    assert out.value == [_fetch(i, "a") for i in range(5)]
+    intents = [e.payload_json for e in rt.store.read("r") if e.kind == "intent"]
+    assert [decoded.count(t) for t in intents] == [1] * 5  # each intent decoded once
+    rt.close()
+
+    # the same journal, replayed by code that passes other arguments: still refused
+    rt = Runtime(SQLiteStore(tmp_path / "s.sqlite"),
+                 tools=[FunctionTool(_fetch, name="fetch", effect=EffectClass.KEYED)],
+                 workflows={"wf": lambda ctx, args: ctx.call_tool("fetch", i=0, s="b")},
+                 clock=FakeClock(1_700_000_000.0), worker_id="w2", lease_for=0)
+    out = rt.resume("r2")  # a diverged run is parked, not failed
+    assert type(out.error) is NonDeterminism and out.error.step == 0
+    rt.close()
