@@ -145,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
                                "load_before": os.getloadavg(),
                                "note": "shared 2-core machine (other sessions running); child"
                                        " process per resume; tree order alternates by round",
+                               "trees": {name: str(tree) for name, tree in trees.items()},
                                "shapes": {}}
+    print("trees: " + ", ".join(f"{name}={tree}" for name, tree in trees.items()), flush=True)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for shape in args.shapes:
             master = Path(tmp) / f"journal-{shape}.sqlite"
