@@ -74,8 +74,25 @@ def normalise(value: Any, path: str = "$", _depth: int = 0, _limit: int = MAX_DE
     if t is dict:
         return _normalise_dict(value, path, _depth + 1, _limit)
     if t is list or t is tuple:
-        return [normalise(v, f"{path}[{i}]", _depth + 1, _limit) for i, v in enumerate(value)]
+        return _normalise_list(value, path, _depth + 1, _limit)
     return _normalise_other(value, path, _depth, _limit)
+
+
+_finite = math.isfinite
+
+
+def _normalise_list(value: list[Any] | tuple[Any, ...], path: str, depth: int, limit: int
+                    ) -> list[Any]:
+    out: list[Any] = []
+    append = out.append
+    for i, v in enumerate(value):
+        t = type(v)
+        if ((t is str and v.isascii()) or t is bool or v is None
+                or (t is int and -_INT_BOUND < v < _INT_BOUND) or (t is float and _finite(v))):
+            append(v)
+        else:
+            append(normalise(v, f"{path}[{i}]", depth, limit))
+    return out
 
 
 def _nfc(text: str, path: str) -> str:
@@ -92,14 +109,22 @@ def _normalise_dict(value: dict[Any, Any], path: str, depth: int, limit: int
                     ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():
-        if not isinstance(k, str):
-            raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
-        nk = str.__str__(k)
-        if not nk.isascii():
-            nk = _nfc(nk, f"{path}.{ascii(nk)}")
+        if type(k) is str and k.isascii():
+            nk = k
+        else:
+            if not isinstance(k, str):
+                raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
+            nk = str.__str__(k)
+            if not nk.isascii():
+                nk = _nfc(nk, f"{path}.{ascii(nk)}")
         if nk in out:
             raise NotCanonical(path=path, reason=f"two keys normalise to {nk!r}")
-        out[nk] = normalise(v, f"{path}.{nk}", depth, limit)
+        t = type(v)
+        if ((t is str and v.isascii()) or t is bool or v is None
+                or (t is int and -_INT_BOUND < v < _INT_BOUND) or (t is float and _finite(v))):
+            out[nk] = v
+        else:
+            out[nk] = normalise(v, f"{path}.{nk}", depth, limit)
     return out
 
 
