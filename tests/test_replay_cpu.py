@@ -8,11 +8,16 @@ and a replayed tool position that decodes its intent once.
 from __future__ import annotations
 
 import json
+import math
 import random
+import unicodedata
+from enum import Enum
+from typing import Any
 
 import pytest
 
 from minirt import canonical
+from minirt.canonical import _INT_BOUND, MAX_DEPTH, MAX_INT_DIGITS, NotCanonical
 from minirt.journal import decode
 
 _PLAIN = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
@@ -178,3 +183,135 @@ def test_a_replayed_tool_position_decodes_its_intent_once_and_still_checks_the_a
     out = rt.resume("r2")  # a diverged run is parked, not failed
     assert type(out.error) is NonDeterminism and out.error.step == 0
     rt.close()
+
+
+# -- normalise: the leaf fast path against the plain recursion it replaced ----------------------
+# (the reference below is the function as it was on main before the fast path, renamed)
+
+def _ref_normalise(value: Any, path: str = "$", _depth: int = 0,
+                   _limit: int = MAX_DEPTH) -> Any:
+    """(main's normalise before the leaf fast path, kept as the reference.) Return plain JSON data (dict/list/str/int/float/bool/None) with strings in NFC form.
+
+    Subclasses of str, int, float, dict and list come back as the plain base type, so an object
+    with an overridden ``__eq__`` or ``__str__`` cannot survive normalisation.
+    """
+    t = type(value)
+    # Exact built-in types first: this function runs on every payload the journal writes.
+    if t is str:
+        return value if value.isascii() else _ref_nfc(value, path)
+    if t is bool or value is None:
+        return value
+    if t is int:
+        if -_INT_BOUND < value < _INT_BOUND:
+            return value
+        raise NotCanonical(path=path, reason=f"an integer of more than {MAX_INT_DIGITS} digits")
+    if t is float:
+        if not math.isfinite(value):
+            raise NotCanonical(path=path, reason=f"{value!r} has no JSON form")
+        return value
+    if _depth >= _limit and (t is dict or t is list or t is tuple):
+        raise NotCanonical(path=path, reason=f"nested deeper than {_limit} levels")
+    if t is dict:
+        return _ref_dict(value, path, _depth + 1, _limit)
+    if t is list or t is tuple:
+        return [_ref_normalise(v, f"{path}[{i}]", _depth + 1, _limit) for i, v in enumerate(value)]
+    return _ref_other(value, path, _depth, _limit)
+
+
+def _ref_nfc(text: str, path: str) -> str:
+    """NFC form of a non-ASCII string; a lone surrogate (no UTF-8 form) is refused."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NotCanonical(path=path, reason=f"a lone surrogate {text[exc.start]!r} at "
+                                             f"index {exc.start} has no UTF-8 form") from None
+    return unicodedata.normalize("NFC", text)
+
+
+def _ref_dict(value: dict[Any, Any], path: str, depth: int, limit: int
+                    ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if not isinstance(k, str):
+            raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
+        nk = str.__str__(k)
+        if not nk.isascii():
+            nk = _ref_nfc(nk, f"{path}.{ascii(nk)}")
+        if nk in out:
+            raise NotCanonical(path=path, reason=f"two keys normalise to {nk!r}")
+        out[nk] = _ref_normalise(v, f"{path}.{nk}", depth, limit)
+    return out
+
+
+def _ref_other(value: Any, path: str, depth: int, limit: int) -> Any:
+    if isinstance(value, Enum):
+        return _ref_normalise(value.value, path, depth, limit)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return _ref_normalise(int.__index__(value), path, depth, limit)
+    if isinstance(value, float):
+        return _ref_normalise(float.__float__(value), path, depth, limit)
+    if isinstance(value, str):
+        return _ref_normalise(str.__str__(value), path, depth, limit)
+    if isinstance(value, dict):
+        return _ref_normalise(dict(value), path, depth, limit)
+    if isinstance(value, (list, tuple)):
+        return _ref_normalise(list(value), path, depth, limit)
+    dump = getattr(type(value), "model_dump", None)  # pydantic models
+    if callable(dump):
+        return _ref_normalise(value.model_dump(mode="json"), path, depth, limit)
+    raise NotCanonical(path=path, reason=f"type {type(value).__name__} is not JSON data")
+
+
+
+class _S(str):
+    def __str__(self) -> str:
+        return "evil"
+
+
+class _I(int):
+    pass
+
+
+class _F(float):
+    pass
+
+
+class _E(Enum):
+    A = "a"
+    B = 2
+
+
+def _hostile(r: random.Random, depth: int = 0) -> Any:
+    t = r.randrange(4 if depth < 5 else 1)
+    if t == 0:
+        return r.choice([1, -7, 10**5000, 1.5, float("nan"), float("inf"), "abc", "e\u0301",
+                         "\ud800", _S("k"), _I(3), _F(2.5), True, None, _E.A, _E.B, b"x", {1, 2},
+                         (1, 2)])
+    if t == 1:
+        return [_hostile(r, depth + 1) for _ in range(r.randrange(4))]
+    if t == 2:
+        return tuple(_hostile(r, depth + 1) for _ in range(r.randrange(3)))
+    keys = [r.choice(["a", "b", "é", "e\u0301", _S("a"), 1, "z"]) for _ in range(r.randrange(4))]
+    return {k: _hostile(r, depth + 1) for k in keys}
+
+
+def _outcome(fn, value):
+    try:
+        return "ok", repr(fn(value))
+    except Exception as exc:  # noqa: BLE001 - the error is what is compared
+        return "error", type(exc).__name__, str(exc)
+
+
+def test_normalise_gives_what_the_plain_recursion_gave_values_and_errors():
+    r = random.Random(18)
+    for _ in range(5000):
+        v = _hostile(r)
+        assert _outcome(canonical.normalise, v) == _outcome(_ref_normalise, v), v
+    deep: list = []
+    x = deep
+    for _ in range(150):
+        x.append([])
+        x = x[0]
+    assert _outcome(canonical.normalise, deep) == _outcome(_ref_normalise, deep)
