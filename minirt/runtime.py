@@ -161,7 +161,9 @@ class RuntimeHook:
     def before_dispatch(self, ctx: Context, tool: Tool, call: ToolCall) -> None:
         """After validation, before the intent is journaled. A :class:`MinirtError` raised here
         refuses the call: it is journaled as ``tool_rejected`` (replay raises it again) and
-        nothing is dispatched. Facts to commit with the intent go in ``ctx.pending_kv``."""
+        nothing is dispatched. Facts to commit with the intent go in ``ctx.pending_kv``. A hook
+        reads ``call.args``, never changes them: the key was derived from them and the intent
+        records the text they were encoded to before the hooks ran."""
 
     def after_outcome(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
         """After a tool outcome is journaled (or replayed: ``ctx.replaying``)."""
