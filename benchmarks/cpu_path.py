@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     trees = {"this": HERE}
     if args.base is not None:
         trees["base"] = args.base.resolve()
+    print("trees: " + ", ".join(f"{name}={tree}" for name, tree in trees.items()), flush=True)
     raw: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     for rnd in range(1, args.rounds + 1):
         order = list(trees.items()) if rnd % 2 else list(reversed(trees.items()))
@@ -92,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
               for name, rs in raw.items()}
     summary: dict[str, Any] = {"median": median, "steps": args.steps,
                                "note": "shared 2-core machine (other sessions running); tmpfs,"
-                                       " synchronous=OFF", "raw": raw}
+                                       " synchronous=OFF", "load_avg": os.getloadavg(),
+                               "trees": {name: str(tree) for name, tree in trees.items()},
+                               "raw": raw}
     if "base" in median:
         summary["this_over_base"] = {k: round(median["this"][k] / median["base"][k], 3)
                                      for k in ("us_per_step", "cpu_us_per_step")}

@@ -22,6 +22,7 @@ import json
 import math
 import reprlib
 import unicodedata
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -73,8 +74,25 @@ def normalise(value: Any, path: str = "$", _depth: int = 0, _limit: int = MAX_DE
     if t is dict:
         return _normalise_dict(value, path, _depth + 1, _limit)
     if t is list or t is tuple:
-        return [normalise(v, f"{path}[{i}]", _depth + 1, _limit) for i, v in enumerate(value)]
+        return _normalise_list(value, path, _depth + 1, _limit)
     return _normalise_other(value, path, _depth, _limit)
+
+
+_finite = math.isfinite
+
+
+def _normalise_list(value: list[Any] | tuple[Any, ...], path: str, depth: int, limit: int
+                    ) -> list[Any]:
+    out: list[Any] = []
+    append = out.append
+    for i, v in enumerate(value):
+        t = type(v)
+        if ((t is str and v.isascii()) or t is bool or v is None
+                or (t is int and -_INT_BOUND < v < _INT_BOUND) or (t is float and _finite(v))):
+            append(v)
+        else:
+            append(normalise(v, f"{path}[{i}]", depth, limit))
+    return out
 
 
 def _nfc(text: str, path: str) -> str:
@@ -91,14 +109,22 @@ def _normalise_dict(value: dict[Any, Any], path: str, depth: int, limit: int
                     ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():
-        if not isinstance(k, str):
-            raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
-        nk = str.__str__(k)
-        if not nk.isascii():
-            nk = _nfc(nk, f"{path}.{ascii(nk)}")
+        if type(k) is str and k.isascii():
+            nk = k
+        else:
+            if not isinstance(k, str):
+                raise NotCanonical(path=path, reason=f"object key {k!r} is not a string")
+            nk = str.__str__(k)
+            if not nk.isascii():
+                nk = _nfc(nk, f"{path}.{ascii(nk)}")
         if nk in out:
             raise NotCanonical(path=path, reason=f"two keys normalise to {nk!r}")
-        out[nk] = normalise(v, f"{path}.{nk}", depth, limit)
+        t = type(v)
+        if ((t is str and v.isascii()) or t is bool or v is None
+                or (t is int and -_INT_BOUND < v < _INT_BOUND) or (t is float and _finite(v))):
+            out[nk] = v
+        else:
+            out[nk] = normalise(v, f"{path}.{nk}", depth, limit)
     return out
 
 
@@ -123,8 +149,33 @@ def _normalise_other(value: Any, path: str, depth: int, limit: int) -> Any:
     raise NotCanonical(path=path, reason=f"type {type(value).__name__} is not JSON data")
 
 
-_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                           allow_nan=False).encode
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                            allow_nan=False)
+
+
+def _one_encoder() -> Callable[[Any], str]:
+    """``_ENCODER.encode`` without building a new C encoder on every call (what
+    ``JSONEncoder.encode`` does): one C encoder made once, with the same options. It has no
+    circular-reference markers, which is safe here only because it encodes nothing but the output
+    of :func:`normalise` (fresh containers, a tree at most ``MAX_DEPTH + WRAP_DEPTH`` deep) or
+    payloads a caller built from such parts (``normalised=True``). Without the C accelerator,
+    the plain ``encode``."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    string = getattr(json.encoder, "c_encode_basestring", None)
+    if make is None or string is None:
+        return _ENCODER.encode
+    encoder = make(None, _ENCODER.default, string, None, ":", ",", True, False, False)
+    join = "".join
+
+    def encode(value: Any) -> str:
+        if type(value) is str:
+            return string(value)
+        return join(encoder(value, 0))
+
+    return encode
+
+
+_encode = _one_encoder()
 
 
 def canonical_json(value: Any, *, normalised: bool = False) -> str:
@@ -144,6 +195,18 @@ def digest(value: Any, *, normalised: bool = False) -> str:
     """``sha256:`` + hex digest of the canonical JSON of ``value``."""
     text = canonical_json(value, normalised=normalised)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def digest_text(text: str) -> str:
+    """``sha256:`` + hex digest of a canonical JSON text already encoded (what :func:`digest`
+    gives for the value the text encodes)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def encode_normalised(value: Any) -> str:
+    """The canonical JSON text of a value that came out of :func:`normalise` (no second pass:
+    ``canonical_json(value, normalised=True)``)."""
+    return _encode(value)
 
 
 def digest_bytes(data: bytes) -> str:

@@ -44,10 +44,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import retry
-from .canonical import digest, normalise
+from .canonical import canonical_json, digest_text, normalise
+from .canonical import encode_normalised as _encode
 from .errors import MinirtError, RecordedError, describe_exception, from_record, safe_str
 from .idempotency import effect_key
-from .journal import Position, UnresolvedIntent, new_event
+from .journal import Position, UnresolvedIntent, new_event, new_event_text
 from .kinds import KIND
 from .resolution import Kind
 from .retry import UNKNOWN_EXCEPTIONS
@@ -82,11 +83,28 @@ def prepare(ctx: Context, tool: Tool, step: int, raw: Any
     """Steps 1-3: the gate, the key, the ``before_dispatch`` hooks. Returns the call and the kv
     the hooks staged (to commit with its intent). A :class:`MinirtError` raised here refuses the
     call; the caller journals :func:`rejection`."""
+    call, kv, _ = prepare_call(ctx, tool, step, raw)
+    return call, kv
+
+
+def prepare_call(ctx: Context, tool: Tool, step: int, raw: Any, raw_text: str | None = None,
+                 raw_digest: str | None = None
+                 ) -> tuple[ToolCall, dict[str, str | None], str]:
+    """:func:`prepare`, also returning the canonical JSON text of the prepared arguments (what
+    :func:`write_intent` puts in the intent as it is, instead of encoding them again).
+
+    ``raw_text``/``raw_digest``: the canonical text and digest of ``raw`` (the caller computed
+    them for the replay check: :func:`minirt.steps.args_identity`); when the gate left the
+    arguments as they were (same text), the key reuses that digest instead of hashing the same
+    bytes again. The text is taken before the hooks run: a hook must not change ``call.args``
+    (the key was derived from them)."""
     rt = ctx.runtime
     prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw, rt.scopes))
+    text = canonical_json(prepared, normalised=True)
     if rt.key_for is effect_key:  # the default reuses the digest of the normalised args
-        key = effect_key(ctx.run_id, step, tool.name, prepared,
-                         args_digest=digest(prepared, normalised=True))
+        args_digest = (raw_digest if raw_digest is not None and text == raw_text
+                       else digest_text(text))
+        key = effect_key(ctx.run_id, step, tool.name, prepared, args_digest=args_digest)
     else:
         key = rt.key_for(ctx.run_id, step, tool.name, prepared)
     call = new_call(ctx, step, tool.name, prepared, key)
@@ -94,7 +112,7 @@ def prepare(ctx: Context, tool: Tool, step: int, raw: Any
     try:
         for hook in rt.hooks:
             hook.before_dispatch(ctx, tool, call)
-        return call, ctx.pending_kv
+        return call, ctx.pending_kv, text
     finally:
         ctx.pending_kv = {}
 
@@ -109,20 +127,37 @@ def rejection(ctx: Context, step: int, tool: str, raw_digest: str, exc: MinirtEr
 # -- the intent ------------------------------------------------------------------------------------
 
 def intent_event(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str, *,
-                 outbox: Mapping[str, Any] | None = None) -> NewEvent:
-    """The ``intent`` event of ``call`` (with an ``outbox`` field for a saga's row)."""
-    payload: dict[str, Any] = {"tool": normalise(tool.name), "args": call.args,
-                               "args_digest": raw_digest, "effect_key": normalise(call.effect_key),
-                               "effect": tool.effect.value}
-    if outbox is not None:
-        payload["outbox"] = normalise(dict(outbox))
-    return new_event(ctx.runtime.store, KIND.INTENT, call.step, payload, ctx.now_raw(),
-                     normalised=True)
+                 outbox: Mapping[str, Any] | None = None,
+                 args_text: str | None = None) -> NewEvent:
+    """The ``intent`` event of ``call`` (with an ``outbox`` field for a saga's row).
+
+    ``args_text``: the canonical JSON of ``call.args`` (:func:`prepare_call`), spliced into the
+    payload as it is, so the arguments are encoded once per call; the payload's text is the same
+    as encoding the whole payload (its keys in canonical order: ``args``, ``args_digest``,
+    ``effect``, ``effect_key``, ``outbox``, ``tool``)."""
+    if args_text is None:
+        payload: dict[str, Any] = {"tool": normalise(tool.name), "args": call.args,
+                                   "args_digest": raw_digest,
+                                   "effect_key": normalise(call.effect_key),
+                                   "effect": tool.effect.value}
+        if outbox is not None:
+            payload["outbox"] = normalise(dict(outbox))
+        return new_event(ctx.runtime.store, KIND.INTENT, call.step, payload, ctx.now_raw(),
+                         normalised=True)
+    enc = _encode
+    # the digest is minirt's own ASCII string (a sha256 in hex): nothing to normalise
+    text = (f'{{"args":{args_text},"args_digest":{enc(raw_digest)},'
+            f'"effect":{enc(normalise(tool.effect.value))},'
+            f'"effect_key":{enc(normalise(call.effect_key))},'
+            + (f'"outbox":{enc(normalise(dict(outbox)))},' if outbox is not None else "")
+            + f'"tool":{enc(normalise(tool.name))}}}')
+    return new_event_text(ctx.runtime.store, KIND.INTENT, call.step, text, ctx.now_raw())
 
 
 def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
                  kv: Mapping[str, str | None] | None = None, *,
-                 outbox: Mapping[str, Any] | None = None) -> list[Event]:
+                 outbox: Mapping[str, Any] | None = None,
+                 args_text: str | None = None) -> list[Event]:
     """Step 4: journal the intent (with ``kv``) before anything is sent.
 
     A hook with an ``at_intent_commit(ctx, tool, call)`` method (the approval gate) runs it
@@ -130,9 +165,10 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
     it refuses by raising :class:`CommitRefused`.
 
     A saga's outbox row (``outbox`` given) commits in an explicit transaction with the fault
-    point ``inside_commit`` open inside it (see :func:`minirt.effects.commit`)."""
+    point ``inside_commit`` open inside it (see :func:`minirt.effects.commit`). ``args_text``:
+    see :func:`intent_event`."""
     rt = ctx.runtime
-    event = intent_event(ctx, tool, call, raw_digest, outbox=outbox)
+    event = intent_event(ctx, tool, call, raw_digest, outbox=outbox, args_text=args_text)
     rt.faults.hit("before_intent", step=call.step, tool=tool.name)
     if outbox is None and not has_commit_checks(ctx):
         rows = ctx.append(event, kv=dict(kv) if kv else None)
@@ -325,35 +361,45 @@ def reconcile(ctx: Context, tool: Tool, call: ToolCall, why: str) -> Any:
 
 # -- replay ----------------------------------------------------------------------------------------
 
-def recorded_call(ctx: Context, pos: Position, tool: Tool) -> ToolCall:
+def recorded_call(ctx: Context, pos: Position, tool: Tool,
+                  rec: Mapping[str, Any] | None = None) -> ToolCall:
     """The call recorded by the intent at ``pos``, as this incarnation would send it now (its
-    attempt number counts the recorded resends)."""
+    attempt number counts the recorded resends). ``rec``: the intent's payload, if the caller
+    already decoded it (it is not decoded twice)."""
     assert pos.opening is not None
-    rec = ctx.journal.payload(pos.opening)
-    return new_call(ctx, pos.step, tool.name, rec["args"], rec["effect_key"],
-                    attempt=1 + sum(1 for e in pos.extra if e.kind == KIND.ATTEMPT))
+    if rec is None:
+        rec = ctx.journal.payload(pos.opening)
+    extra = pos.extra
+    attempt = 1 + sum(1 for e in extra if e.kind == KIND.ATTEMPT) if extra else 1
+    return new_call(ctx, pos.step, tool.name, rec["args"], rec["effect_key"], attempt=attempt)
 
 
 def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> Any:
     """Step 7: a recorded position. The same tool and arguments, or NonDeterminism; a recorded
     refusal is raised again; an intent without an outcome is reconciled; an outcome returns."""
     opening = pos.opening
+    # the intent is decoded once (its tool, digest, args and key all come from this one decode);
+    # the stored digest is compared as text, never recomputed from the stored args
     rec = ctx.journal.payload(opening) if opening else {}
     if (opening is None or opening.kind not in (KIND.INTENT, KIND.TOOL_REJECTED)
             or rec.get("tool") != tool.name or rec.get("args_digest") != raw_digest):
         raise ctx.diverged(p, opening, f"tool {tool.name!r} with args digest {raw_digest[:19]}")
     if opening.kind == KIND.TOOL_REJECTED:
         raise from_record(rec["error"])
-    call = recorded_call(ctx, pos, tool)
-    if pos.outcome is None and retry.pending(ctx, pos) is not None:  # in a retry's wait
-        return retry_attempt(ctx, tool, call)
-    if pos.outcome is None:
+    outcome = pos.outcome
+    if outcome is None:
+        call = recorded_call(ctx, pos, tool, rec)
+        if retry.pending(ctx, pos) is not None:  # in a retry's wait
+            return retry_attempt(ctx, tool, call)
         return ctx.runtime.policy.reconcile(ctx, tool, call, "recorded intent without an outcome")
-    out = ctx.journal.payload(pos.outcome)
+    out = ctx.journal.payload(outcome)
     ctx.positioned(p, "tool", tool.name, True)
-    for hook in ctx.runtime.hooks:
-        hook.after_outcome(ctx, call, pos.outcome.kind, out)
-    if pos.outcome.kind == KIND.TOOL_ERROR:
+    hooks = ctx.runtime.hooks
+    if hooks:  # the call is built only for someone who looks at it
+        call = recorded_call(ctx, pos, tool, rec)
+        for hook in hooks:
+            hook.after_outcome(ctx, call, outcome.kind, out)
+    if outcome.kind == KIND.TOOL_ERROR:
         raise from_record(out["error"])
     return out["value"]
 

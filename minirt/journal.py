@@ -263,10 +263,27 @@ class Journal:
 
     def payload(self, event: Event) -> Any:
         """The event's payload, with an artifact reference resolved."""
-        data = json.loads(event.payload_json)
+        data = decode(event.payload_json)
         if type(data) is dict and len(data) == 2 and "$artifact" in data and "size" in data:
             return json.loads(self.store.get_artifact(data["$artifact"]).decode("utf-8"))
         return data
+
+
+_scan = json.decoder.JSONDecoder().scan_once  # the C scanner where there is one
+
+
+def decode(text: str) -> Any:
+    """``json.loads(text)`` for a journal payload: the same value, the same errors. A payload is
+    canonical JSON (no whitespace), so the scanner reads it from index 0 without the whitespace
+    passes of ``json.loads``; anything it does not consume whole (whitespace, trailing text, a
+    syntax error) goes to ``json.loads``, which decides."""
+    try:
+        value, end = _scan(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    if end != len(text):
+        return json.loads(text)
+    return value
 
 
 class _StoreView(Sequence[Event]):
@@ -290,9 +307,20 @@ def new_event(store: Store, kind: str, step: int | None, payload: Any, at: float
               normalised: bool = False) -> NewEvent:
     """Build an event, moving a large payload into the artifact store. ``normalised=True``:
     the payload is already normalised (see :func:`minirt.canonical.canonical_json`)."""
-    text = canonical_json(payload, normalised=normalised)
-    data = text.encode("utf-8")  # the threshold and the size are in bytes, not characters
-    if len(data) > ARTIFACT_THRESHOLD:
+    return _sized(store, kind, step, canonical_json(payload, normalised=normalised), at)
+
+
+def new_event_text(store: Store, kind: str, step: int | None, text: str, at: float) -> NewEvent:
+    """:func:`new_event` for a payload whose canonical JSON text the caller already built (the
+    same artifact rule: a text above :data:`ARTIFACT_THRESHOLD` bytes is stored as an artifact)."""
+    return _sized(store, kind, step, text, at)
+
+
+def _sized(store: Store, kind: str, step: int | None, text: str, at: float) -> NewEvent:
+    # the threshold and the size are in bytes, not characters (an ASCII text: one per character)
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
+    if size > ARTIFACT_THRESHOLD:
+        data = text.encode("utf-8")
         ref = store.put_artifact(data)
         text = canonical_json({"$artifact": ref, "size": len(data)})
     return NewEvent(kind, step, text, at)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from . import dispatch, steps
-from .canonical import canonical_json, digest, normalise
+from .canonical import canonical_json, normalise
 from .clock import Clock, SystemClock
 from .cursor import JournalCursor, PositionInvalid
 from .dispatch import DEFAULT_POLICY, DispatchPolicy
@@ -161,7 +161,9 @@ class RuntimeHook:
     def before_dispatch(self, ctx: Context, tool: Tool, call: ToolCall) -> None:
         """After validation, before the intent is journaled. A :class:`MinirtError` raised here
         refuses the call: it is journaled as ``tool_rejected`` (replay raises it again) and
-        nothing is dispatched. Facts to commit with the intent go in ``ctx.pending_kv``."""
+        nothing is dispatched. Facts to commit with the intent go in ``ctx.pending_kv``. A hook
+        reads ``call.args``, never changes them: the key was derived from them and the intent
+        records the text they were encoded to before the hooks ran."""
 
     def after_outcome(self, ctx: Context, call: ToolCall, kind: str, payload: Any) -> None:
         """After a tool outcome is journaled (or replayed: ``ctx.replaying``)."""
@@ -364,18 +366,11 @@ class Context:
 
     def decide(self, prompt: Any, *, name: str = "decide", model: Model | None = None) -> Any:
         """Ask the model; on replay return the recorded decision without asking again."""
-        p, pos = self.claim_position()
-        index = self.cursor.next_decision()
-        prompt_digest = digest(prompt)
-        if pos is not None:
-            return steps.replay_decision(self, p, pos, name, prompt_digest)
-        m = model or self.runtime.model
-        if m is None:
-            raise MinirtError(detail="ctx.decide needs a model: Runtime(model=...)")
-        for hook in self.runtime.hooks:
-            hook.before_decision(self, p, name, prompt)
-        return steps.record_decision(self, p, name, prompt_digest,
-                                     m.complete(prompt, index=index))
+        replayed, got = steps.open_decision(self, prompt, name, model)
+        if replayed:
+            return got
+        return steps.record_decision(self, got.step, name, got.prompt_digest,
+                                     got.model.complete(prompt, index=got.index))
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -388,15 +383,16 @@ class Context:
         raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
         tool = rt.tool(tool_name)
         p, pos = self.claim_position()
-        raw_digest = _safe_digest(raw)
+        raw_digest, raw_text = _args_identity(raw)  # the raw arguments encoded once
         if pos is not None:
             return dispatch.replay(self, p, pos, tool, raw_digest)
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
-            call, staged = dispatch.prepare(self, tool, p, raw)
+            call, staged, args_text = dispatch.prepare_call(self, tool, p, raw, raw_text,
+                                                            raw_digest)
         except MinirtError as exc:
             self.append(dispatch.rejection(self, p, tool_name, raw_digest, exc))
             raise
-        dispatch.write_intent(self, tool, call, raw_digest, staged)
+        dispatch.write_intent(self, tool, call, raw_digest, staged, args_text=args_text)
         if self._policy_deliver is None:
             return dispatch.deliver(self, tool, call)
         return self._policy_deliver(self, tool, call)
@@ -460,6 +456,7 @@ def _is_crash(exc: BaseException) -> bool:
 
 
 _safe_digest = steps.safe_digest  # its home is minirt.steps (shared with minirt.aio)
+_args_identity = steps.args_identity
 
 
 class Runtime:

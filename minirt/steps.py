@@ -4,8 +4,10 @@
 twins (:mod:`minirt.aio.context`) differ only in how they wait for the work in between (a call,
 or an ``await``). Everything else is here, once: checking a recorded position against what the
 code asks for now (:func:`replay_step`, :func:`replay_decision`), and journaling a fresh outcome
-with its fault points (:func:`record_step`, :func:`record_decision`). :func:`safe_digest` is the
-identity of a tool call's arguments as the code passed them.
+with its fault points (:func:`record_step`, :func:`record_decision`), and the opening half of a decision (claim,
+replay, the ``before_decision`` hooks: :func:`open_decision`). :func:`safe_digest` is the
+identity of a tool call's arguments as the code passed them (:func:`args_identity` with the
+text it hashed).
 
 Invariant: a position is matched by its kind and name (and a decision by its prompt's digest
 too), so replay raises :class:`~minirt.journal.NonDeterminism` instead of returning another
@@ -23,9 +25,10 @@ May import: canonical, errors, journal, kinds. Not runtime (it receives a contex
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .canonical import bounded_repr, digest, normalise
+from .canonical import bounded_repr, canonical_json, digest, digest_text, normalise
 from .errors import MinirtError, from_record
 from .journal import Position, new_event
 from .kinds import KIND
@@ -76,6 +79,38 @@ def replay_decision(ctx: Context, p: int, pos: Position, name: str, prompt_diges
     return rec["output"]
 
 
+@dataclass(frozen=True)
+class FreshDecision:
+    """A decision position to ask the model for (:func:`open_decision` found nothing there)."""
+
+    step: int  # the position claimed
+    index: int  # the model's script index (replayed decisions count too)
+    prompt_digest: str
+    model: Any  # the model to ask: the call's, else the runtime's (never None)
+
+
+def open_decision(ctx: Context, prompt: Any, name: str, model: Any = None
+                  ) -> tuple[bool, Any]:
+    """The opening half of a decision, shared by ``Context.decide`` and its ``async`` twin:
+    claim the position and the decision index, digest the prompt, replay what is recorded.
+
+    Returns ``(True, output)`` for a recorded position (the model is not asked), else
+    ``(False, FreshDecision)`` once the ``before_decision`` hooks ran: the caller asks the
+    model (calling or awaiting it) and journals the answer with :func:`record_decision`.
+    Raises :class:`MinirtError` for a fresh decision without a model, before any hook runs."""
+    p, pos = ctx.claim_position()
+    index = ctx.cursor.next_decision()
+    prompt_digest = digest(prompt)
+    if pos is not None:
+        return True, replay_decision(ctx, p, pos, name, prompt_digest)
+    m = model or ctx.runtime.model
+    if m is None:
+        raise MinirtError(detail="ctx.decide needs a model: Runtime(model=...)")
+    for hook in ctx.runtime.hooks:
+        hook.before_decision(ctx, p, name, prompt)
+    return False, FreshDecision(p, index, prompt_digest, m)
+
+
 def record_decision(ctx: Context, p: int, name: str, prompt_digest: str, output: Any) -> Any:
     """Journal the model's fresh ``output`` for the decision at ``p``; return it normalised."""
     rt = ctx.runtime
@@ -93,14 +128,23 @@ def safe_digest(value: Any) -> str:
     """The digest of arguments as the code passed them, even when they are not canonical JSON
     (NaN, a set, a lone surrogate): those still need a stable identity so that replay can check
     the call and re-raise the recorded refusal."""
+    return args_identity(value)[0]
+
+
+def args_identity(value: Any) -> tuple[str, str | None]:
+    """:func:`safe_digest` of ``value`` and the canonical JSON text it hashed (None for a value
+    that has no canonical form), encoded once: the caller hands the text on
+    (:func:`minirt.dispatch.prepare_call`) so that the same arguments are not hashed twice."""
     try:
-        return digest(value)
+        text = canonical_json(value)
     except (MinirtError, TypeError, ValueError, UnicodeError):
         try:
-            text = repr(value).encode("utf-8", "backslashreplace")
+            raw = repr(value).encode("utf-8", "backslashreplace")
         except (RecursionError, ValueError):  # too deep, or an int too long for repr
-            text = bounded_repr(value).encode("utf-8", "backslashreplace")
-        return "sha256-repr:" + hashlib.sha256(text).hexdigest()
+            raw = bounded_repr(value).encode("utf-8", "backslashreplace")
+        return "sha256-repr:" + hashlib.sha256(raw).hexdigest(), None
+    return digest_text(text), text
 
 
-__all__ = ["record_decision", "record_step", "replay_decision", "replay_step", "safe_digest"]
+__all__ = ["FreshDecision", "args_identity", "open_decision", "record_decision", "record_step", "replay_decision", "replay_step",
+           "safe_digest"]

@@ -62,7 +62,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import dispatch, steps
-from ..canonical import digest, normalise
+from ..canonical import normalise
 from ..errors import MinirtError, ToolError
 from ..runtime import Context
 from ..scheduler import FATAL, Call, PlanInvalid, Ref
@@ -191,16 +191,10 @@ class AsyncContext:
         """``Context.decide``, awaiting an async model (``acomplete``); a sync model is called.
         On replay the recorded decision is returned and the model is not asked."""
         ctx = self.ctx
-        p, pos = ctx.claim_position()
-        index = ctx.cursor.next_decision()
-        prompt_digest = digest(prompt)
-        if pos is not None:
-            return steps.replay_decision(ctx, p, pos, name, prompt_digest)
-        m = model or ctx.runtime.model
-        if m is None:
-            raise MinirtError(detail="ctx.decide needs a model: Runtime(model=...)")
-        for hook in ctx.runtime.hooks:
-            hook.before_decision(ctx, p, name, prompt)
+        replayed, got = steps.open_decision(ctx, prompt, name, model)
+        if replayed:
+            return got
+        m, index = got.model, got.index
         acomplete = getattr(m, "acomplete", None)
         try:
             output = (await acomplete(prompt, index=index) if acomplete is not None
@@ -208,7 +202,7 @@ class AsyncContext:
         except asyncio.CancelledError:
             self.cancelled(f"decision {name!r}")
             raise
-        return steps.record_decision(ctx, p, name, prompt_digest, output)
+        return steps.record_decision(ctx, got.step, name, got.prompt_digest, output)
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -220,16 +214,17 @@ class AsyncContext:
         raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
         tool = ctx.runtime.tool(tool_name)
         p, pos = ctx.claim_position()
-        raw_digest = steps.safe_digest(raw)
+        raw_digest, raw_text = steps.args_identity(raw)  # the raw arguments encoded once
         if pos is not None:
             return await self._settling(tool, lambda: dispatch.replay(ctx, p, pos, tool,
                                                                       raw_digest))
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
-            call, staged = dispatch.prepare(ctx, tool, p, raw)
+            call, staged, args_text = dispatch.prepare_call(ctx, tool, p, raw, raw_text,
+                                                            raw_digest)
         except MinirtError as exc:
             ctx.append(dispatch.rejection(ctx, p, tool_name, raw_digest, exc))
             raise
-        dispatch.write_intent(ctx, tool, call, raw_digest, staged)
+        dispatch.write_intent(ctx, tool, call, raw_digest, staged, args_text=args_text)
         try:
             kind, value = await ainvoke(tool, call)
         except asyncio.CancelledError:
