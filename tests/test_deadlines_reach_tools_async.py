@@ -27,7 +27,7 @@ from test_deadlines_reach_tools import SCOPES, Probe, runtime
 
 from minirt import FaultPlan, SimulatedCrash
 from minirt.aio import AsyncRuntime
-from minirt.cancel import CancellableRuntime, cancel, fail_after
+from minirt.cancel import CancellableRuntime, cancel, fail_after, move_on_after
 from minirt.race import race
 from minirt.retry import RetryPolicy
 from minirt.scheduler import Call, parallel
@@ -100,6 +100,19 @@ def test_an_async_tool_call_sees_the_innermost_deadline(tmp_path, name):
     rt = aruntime(tmp_path, probe, agent)
     rt.run_workflow("agent", None, run_id="r1").result()
     assert probe.seen == [(name, 1, d, SCOPES, 1) for d in (None, 1060.0, 1010.0, 1060.0)]
+
+
+def test_a_scope_opened_on_the_async_context_itself_reaches_the_tool(tmp_path):
+    probe = AsyncProbe()
+
+    async def agent(ctx, _):  # ctx, not ctx.ctx: before, the run failed with an AttributeError
+        with fail_after(ctx, 60, name="outer"), move_on_after(ctx, 10, name="inner"):
+            await ctx.call_tool("aprobe")
+        return None
+
+    rt = aruntime(tmp_path, probe, agent)
+    assert rt.run_workflow("agent", None, run_id="r1").state.value == "succeeded"
+    assert probe.seen == [("aprobe", 1, 1010.0, SCOPES, 1)]
 
 
 def test_an_async_fan_out_sees_the_innermost_deadline(tmp_path):
