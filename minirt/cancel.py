@@ -37,7 +37,9 @@ Not guaranteed: stopping work between two cancellation points (a tool call in pr
 completion; cancellation is cooperative); undoing what happened (cleanup compensates what it
 can and reports the rest); a cleanup whose time bound passed during a crash (it is reported as
 not done). A cancel that arrives after the workflow's last cancellation point still ends the run
-CANCELLED, with nothing cleaned up, and says so.
+CANCELLED, with nothing cleaned up, and says so. In an async workflow (a scope takes its
+``AsyncContext``), scopes belong to the execution, not to an asyncio task: tasks run at once
+(``asyncio.gather``) see each other's deadlines.
 """
 
 from __future__ import annotations
@@ -567,6 +569,8 @@ def current_deadline(ctx: Context) -> float | None:
 @contextmanager
 def _scope(ctx: Context, name: str, action: str, *, deadline_at: float | None = None,
            after: float | None = None) -> Iterator[_Scope]:
+    if not isinstance(ctx, Context) and isinstance(getattr(ctx, "ctx", None), Context):
+        ctx = ctx.ctx  # an async workflow's AsyncContext (minirt.aio): the Context it wraps
     hook = next((h for h in ctx.runtime.hooks if isinstance(h, CancelHook)), None)
     if hook is None:
         raise DeadlineInvalid(reason="deadline scopes need a CancelHook (CancellableRuntime)")

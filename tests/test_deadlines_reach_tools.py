@@ -64,10 +64,12 @@ class Probe:
 
 
 def runtime(tmp_path, probe: Probe, agent: Any, *, at: float = 1000.0, faults: Any = None,
-            worker: str = "w1") -> CancellableRuntime:
-    return CancellableRuntime(SQLiteStore(tmp_path / "r.sqlite"), tools=probe.tools(),
-                              workflows={"agent": agent}, clock=FakeClock(at), scopes=SCOPES,
-                              faults=faults, worker_id=worker)
+            worker: str = "w1", cls: type[CancellableRuntime] = CancellableRuntime
+            ) -> CancellableRuntime:
+    """``cls`` (a CancellableRuntime, such as minirt.aio.AsyncRuntime) over ``probe``'s tools."""
+    return cls(SQLiteStore(tmp_path / "r.sqlite"), tools=probe.tools(),
+               workflows={"agent": agent}, clock=FakeClock(at), scopes=SCOPES,
+               faults=faults, worker_id=worker)
 
 
 def test_a_sequential_tool_call_sees_the_innermost_deadline(tmp_path):
