@@ -505,7 +505,11 @@ class CancellableRuntime(Runtime):
 
 
 def finish_cancel(rt: Runtime, run_id: str, incarnation: int) -> RunOutcome:
-    """Reconcile every effect once more and end the run CANCELLED (one transaction)."""
+    """Reconcile every effect once more and end the run CANCELLED (one transaction).
+
+    The look-ups here run after the workflow's scopes have closed, so each call carries the
+    deadline in force now, the run's own (``DEADLINE_KEY``), with the run's scopes and this
+    incarnation; a closed scope's deadline does not bind a later request."""
     rec = rt.store.get_run(run_id)
     journal = Journal.load(rt.store, run_id)
     ctx = rt.new_context(run_id, incarnation, journal, json.loads(rec.input_json))
