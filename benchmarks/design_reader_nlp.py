@@ -357,6 +357,30 @@ def score(grade: Callable[[Any], Verdict], entries: list[tuple[Any, bool, dict[s
             "ms_per_outline": round(ms, 2)}
 
 
+def timing(approaches: dict[str, Callable[[Any], Verdict]],
+           entries: list[tuple[Any, bool, dict[str, Any]]], rounds: int) -> dict[str, Any]:
+    """ms per outline of each approach over ``entries`` (sweeps cached), the approaches
+    interleaved in each round so machine load hits them alike: median of the rounds' means,
+    and the slowest single outline seen."""
+    import statistics
+    for fn in approaches.values():
+        for o, _, _ in entries:
+            fn(o)
+    means: dict[str, list[float]] = {a: [] for a in approaches}
+    worst = dict.fromkeys(approaches, 0.0)
+    for r in range(rounds):
+        for a, fn in approaches.items():
+            started = time.perf_counter()
+            for o, _, _ in entries:
+                t0 = time.perf_counter()
+                fn(o)
+                worst[a] = max(worst[a], time.perf_counter() - t0)
+            means[a].append((time.perf_counter() - started) / len(entries))
+        print(f"  timing round {r + 1}/{rounds} done", flush=True)
+    return {a: {"median_ms": round(1000 * statistics.median(m), 2),
+                "max_ms": round(1000 * worst[a], 1)} for a, m in means.items()}
+
+
 def kfold(entries: list[tuple[Any, bool, dict[str, Any]]], k: int) -> dict[str, Any]:
     """Stratified k-fold on the fitted corpora: the learned models trained on k-1 folds, scored
     on the held fold (the reader inside the ensembles is fitted to every fold: say so)."""
@@ -412,6 +436,7 @@ def main() -> None:
     ap.add_argument("--approaches",
                     default="reader,spacy,model,model-fields,ens-verdict,ens-fields,fill,"
                             "hybrid")
+    ap.add_argument("--timing", type=int, default=0, help="rounds of interleaved timing (fitted)")
     ap.add_argument("--json", type=Path, help="merge the figures into this JSON file")
     args = ap.parse_args()
     wanted = args.approaches.split(",")
@@ -440,6 +465,11 @@ def main() -> None:
             s = score(approaches[a], entries)
             results.setdefault(a, {})[set_name] = s
             print(f"{set_name:9} {a:12} {_fmt(s)}", flush=True)
+    if args.timing:
+        t = timing({a: approaches[a] for a in wanted}, train, args.timing)
+        results.setdefault("timing", {}).update(t)
+        for a, row in t.items():
+            print(f"timing    {a:12} {row['median_ms']} ms/outline median, slowest {row['max_ms']} ms")
     if args.kfold:
         cv = kfold(train, args.kfold)
         for a, s in cv.items():
