@@ -38,6 +38,28 @@ design_corpus_tuning.py, design_corpus_heldout.py .. heldout5.py: 498 outlines);
 prints only the two aggregate figures per approach (no names, no misses), and is run once per set
 at the end. Agreement is measure6's: the verdict matches, and where an entry is marked
 ``contradiction`` the feedback must also name one ("contradict" in a line).
+
+Results (2026-12-01, results/design_reader_nlp.json; good passed / bad failed, named; in
+brackets bad failed by verdict alone; HELDOUT6 is not blind for fill and hybrid):
+
+==============  =======  ===================  ===============  ===============  =========
+approach        fitted   5-fold (fitted)      HELDOUT6         HELDOUT7         ms/outl.
+==============  =======  ===================  ===============  ===============  =========
+reader          498/498  (fitted to all)      23/30, 20 (23)   27/40, 31 (33)   1.6
+spacy           498/498  (no training)        23/30, 20 (23)   27/40, 31 (33)   2.0
+model           413/498  222/234, 170 (249)   30/30, 5 (5)     40/40, 6 (6)     6.6
+model-fields    496/498  229/234, 225 (229)   28/30, 19 (21)   37/40, 21 (23)   7.6
+ens-verdict     498/498  230/234, 264 (264)   23/30, 20 (23)   27/40, 31 (33)   5.8
+ens-fields      497/498  220/234, 264 (264)   23/30, 22 (26)   26/40, 33 (36)   5.4
+fill            498/498  234/234, 260 (260)   27/30, 18 (20)   33/40, 29 (31)   7.3
+hybrid          497/498  220/234, 260 (260)   27/30, 20 (23)   32/40, 31 (34)   17.4
+==============  =======  ===================  ===============  ===============  =========
+
+Finding: spaCy without a model does not earn its place (no verdict changes anywhere; +225 MB
+installed, +1.8 s import). The learned models do not win both directions on both blind sets;
+the closest, ``hybrid``, gains good passes (+5/40) at equal named bad fails, by reading fields
+the plain reader cannot, which the issue's rule ("an unreadable field never passes") forbids
+unless the second reading counts as reading. Neither is wired into the grader.
 """
 
 from __future__ import annotations
