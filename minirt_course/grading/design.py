@@ -25,6 +25,15 @@ decide the reading and are reported as contradictions naming both phrases; :func
 reports a failure mode that denies what another field says. ``passed`` requires every property
 AND no contradiction.
 
+NLP measured, not adopted (benchmarks/design_reader_nlp.py, results/design_reader_nlp.json):
+spaCy's blank English tokeniser with lookup lemmas for the negation scope (no trained model:
+the official ones are not on PyPI) changed no verdict on the 498 fitted outlines, HELDOUT6 or
+HELDOUT7 (80 blind outlines: this reader passes 27/40 good, fails 31/40 bad, 33/40 by verdict
+alone). TF-IDF + logistic-regression models trained on the fitted corpora: alone they pass
+nearly everything (bad fail 6/40); as a veto on the reader's passes (per-field) bad fail
+rises to 33/40 and good pass drops to 26/40; filling fields this reader cannot read raises
+good pass to 32-33/40 at equal or lower bad fail. None wins both ways on both blind sets.
+
 Invariant: an unreadable field never passes and nothing is run for it; the reader never guesses
 a choice the text does not name. Guarantees: deterministic; results are cached per interpreted
 design (:func:`design_matrix`), so grading an outline whose design has run takes milliseconds.
