@@ -8,7 +8,7 @@ measurement, and neither approach is wired into the grader unless it wins; see t
 
 Approaches, each a function outline -> (passed, feedback):
 
-- ``reader``: :func:`minirt.grading.design.grade_design_outline` as shipped (plain Python).
+- ``reader``: :func:`minirt_course.grading.design.grade_design_outline` as shipped (plain Python).
 - ``spacy``: the same grader with the reader's negation scope computed on spaCy tokens instead of
   its own word split: ``spacy.blank("en")`` + sentencizer + lookup lemmatizer
   (``spacy-lookups-data``), no trained model (the official English models are not on PyPI). A
@@ -78,8 +78,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from minirt.grading import design as g  # noqa: E402
-from minirt.grading import design_reader as dr  # noqa: E402
+from minirt_course.grading import design as g  # noqa: E402
+from minirt_course.grading import design_reader as dr  # noqa: E402
 
 Entry = tuple[str, Any, dict[str, Any]]
 Verdict = tuple[bool, list[str]]
@@ -110,7 +110,7 @@ def labelled(entries: list[Entry]) -> list[tuple[Any, bool, dict[str, Any]]]:
 
 def texts(outline: Any) -> list[str]:
     """The four texts of an outline (three fields, then failureMode + tradeOff), via the
-    grader's own :func:`~minirt.grading.design.rebuild` (a mechanism choice becomes words)."""
+    grader's own :func:`~minirt_course.grading.design.rebuild` (a mechanism choice becomes words)."""
     data, _ = g.rebuild(outline)
     out = []
     for name in FIELDS:

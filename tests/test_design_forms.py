@@ -1,8 +1,8 @@
 """Module 05b: the two answer forms of designOutline() and what each is graded on (issue 17).
 
-The text form (the default) is read by :mod:`minirt.grading.design_reader`, which misreads some
-wordings (measured in :mod:`minirt.grading.design`). The typed form, a field given as
-``{"mechanism": <choice>, "detail": str}`` or a :class:`~minirt.grading.design.DesignOutline`,
+The text form (the default) is read by :mod:`minirt_course.grading.design_reader`, which misreads some
+wordings (measured in :mod:`minirt_course.grading.design`). The typed form, a field given as
+``{"mechanism": <choice>, "detail": str}`` or a :class:`~minirt_course.grading.design.DesignOutline`,
 is graded exactly: the mechanism is taken as written whatever the detail says, the detail is
 exported for the instructor, and the failure mode stays a sentence read as in the text form.
 These tests pin that, and that the lesson and the drill tell the learner so.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from minirt.grading import design as g
+from minirt_course.grading import design as g
 
 ROOT = Path(__file__).resolve().parents[1]
 RIGHT = {"checkpoint": "intent-and-result", "idempotency": "derived-key",
