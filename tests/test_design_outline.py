@@ -345,6 +345,7 @@ from design_corpus_heldout3 import HELDOUT3  # noqa: E402
 from design_corpus_heldout4 import HELDOUT4  # noqa: E402
 from design_corpus_heldout5 import HELDOUT5  # noqa: E402
 from design_corpus_heldout6 import HELDOUT6  # noqa: E402
+from design_corpus_heldout7 import HELDOUT7  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 #: The reader was tuned on these (each held-out set after its one untuned measurement).
@@ -354,9 +355,12 @@ FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
 #: takes the untuned slot: add its file and its measured figure here and to UNTUNED below.
 UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
-                   "HELDOUT6": (23, 30, 23, 30)}
-#: The held-out set not yet used to tune the reader: HELDOUT6, written blind (see its docstring).
+                   "HELDOUT6": (23, 30, 23, 30), "HELDOUT7": (27, 40, 33, 40)}
+#: The held-out sets not yet used to tune the reader: HELDOUT6 and HELDOUT7, each written blind
+#: (HELDOUT7 by a writer who had read neither the reader nor any earlier corpus); HELDOUT7's
+#: figure is its one measurement, by benchmarks/design_reader_nlp.py before anything was tuned.
 UNTUNED: list = HELDOUT6
+UNTUNED7: list = HELDOUT7
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
@@ -365,7 +369,7 @@ def _agrees(grade: DesignGrade, expected: dict) -> bool:
 
 
 def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> None:
-    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + UNTUNED
+    entries = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + UNTUNED + UNTUNED7
     assert len(entries) + len(CORPUS) >= 150
     names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
     assert len(set(names)) == len(names)
@@ -389,8 +393,8 @@ def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
     (92%); issue 17 asks for 95% both ways on unseen wording. It is now fitted (its misses were
     fixed by class, with variants in design_corpus_tuning.py). The untuned slot is for HELDOUT6:
     put it in UNTUNED and its figure in UNTUNED_FIGURES, and this keeps that floor too."""
-    sets = {"HELDOUT4": HELDOUT4, "HELDOUT5": HELDOUT5, **({"HELDOUT6": UNTUNED} if UNTUNED
-                                                         else {})}
+    sets = {"HELDOUT4": HELDOUT4, "HELDOUT5": HELDOUT5, "HELDOUT6": UNTUNED,
+            "HELDOUT7": UNTUNED7}
     for name, entries in sets.items():
         good_pass = sum(grade_design_outline(o).passed for _, o, e in entries if e["passed"])
         bad_fail = sum(not grade_design_outline(o).passed for _, o, e in entries
