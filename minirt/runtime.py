@@ -215,7 +215,9 @@ class Context:
     position and the journal writes. The public seam for the runtime's own modules (dispatch,
     sagas, fan-outs, cancellation, hooks): :meth:`claim_position` and :meth:`skip_to` move the
     step position (nothing else does), :meth:`append` writes the journal through the runtime's
-    :class:`DispatchPolicy`, :meth:`state_for` keeps a hook's per-run state. A subclass
+    :class:`DispatchPolicy`, :meth:`state_for` keeps a hook's per-run state,
+    :meth:`enter_deadline_scope` / :meth:`exit_deadline_scope` keep the deadline scopes of the
+    current asyncio task (:attr:`deadline_at` is the one in force there). A subclass
     (``Runtime.context_class``) may change the public methods; how a run journals belongs in a
     policy, not in a subclass.
     """

@@ -349,6 +349,33 @@ def test_a_child_task_created_inside_a_scope_inherits_it(tmp_path):
         ("aprobe", 1060.0), ("probe", None)]
 
 
+def test_a_child_task_s_scope_replays_its_recorded_deadline_after_a_crash(tmp_path):
+    """The child task's scope deadline was journaled at the step that opened it (1000 + 100);
+    the resend after a crash, at 1040, carries that, not a new 1040 + 100."""
+    probe = AsyncProbe()
+
+    async def agent(ctx, _):
+        async def child():
+            with fail_after(ctx.ctx, 100, name="child"):
+                await ctx.call_tool("probe")
+
+        with fail_after(ctx.ctx, 200, name="outer"):
+            await asyncio.create_task(child())
+
+    rt = aruntime(tmp_path, probe, agent, faults=FaultPlan(crash_at="after_intent"))
+    run_id = rt.start("agent", None, run_id="r1")
+    with pytest.raises(SimulatedCrash):
+        rt.run(run_id)
+    rt.close()
+    rt2 = aruntime(tmp_path, probe, agent, at=1040.0, worker="w2")
+    assert rt2.resume(run_id).state.value == "succeeded"
+    assert probe.seen == [("probe", 2, 1100.0, SCOPES, 2)]
+    journal = Journal.load(rt2.store, "r1")
+    opened = {p["name"]: p["value"] for p in map(journal.payload, journal.events)
+              if str(p.get("name", "")).startswith("deadline:")}
+    assert opened["deadline:child"]["parent"] == "outer"
+
+
 def test_a_scope_takes_its_parent_from_its_own_task_not_a_sibling(tmp_path):
     probe = AsyncProbe()
 
