@@ -37,9 +37,16 @@ Not guaranteed: stopping work between two cancellation points (a tool call in pr
 completion; cancellation is cooperative); undoing what happened (cleanup compensates what it
 can and reports the rest); a cleanup whose time bound passed during a crash (it is reported as
 not done). A cancel that arrives after the workflow's last cancellation point still ends the run
-CANCELLED, with nothing cleaned up, and says so. In an async workflow (a scope takes its
-``AsyncContext``), scopes belong to the execution, not to an asyncio task: tasks run at once
-(``asyncio.gather``) see each other's deadlines.
+CANCELLED, with nothing cleaned up, and says so.
+
+Scopes belong to the asyncio task (or thread) that opens them, not to the whole execution: the
+scope chain is a ``contextvars.ContextVar`` (:meth:`Context.enter_deadline_scope`), which
+asyncio copies into each task it creates. A child task created inside a scope inherits it (and
+the scope's expiry can end it there); a scope one task opens (an async workflow's scope takes its
+``AsyncContext``) is not in force in its siblings (``asyncio.gather``): their calls carry their
+own chain's deadline, a scope's expiry is raised only in a task inside that scope, and a scope's
+parent is the innermost scope of the task that opens it. A plain thread starts outside every
+scope (the sync fan-out's child threads only send calls their parent built, with its deadline).
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -277,7 +284,6 @@ class _RunState:
     deadline_at: float | None
     raised: bool = False  # a fact: Cancelled was raised in this execution (cleanup follows)
     checks: int = 0
-    scopes: list[_Scope] = field(default_factory=list)
 
 
 class CancelHook(RuntimeHook):
@@ -299,7 +305,8 @@ class CancelHook(RuntimeHook):
 
     def state(self, ctx: Context) -> _RunState:
         """This hook's state for the execution of ``ctx`` (read from the store on first use;
-        it also sets ``ctx.deadline_at`` to the run's own deadline)."""
+        it also sets ``ctx.run_deadline_at``, the root of the deadline tree, to the run's own
+        deadline)."""
         return ctx.state_for(self, lambda: self._load(ctx))
 
     @staticmethod
@@ -308,7 +315,7 @@ class CancelHook(RuntimeHook):
         raw = store.kv_get(ctx.run_id, DEADLINE_KEY)
         st = _RunState(cancel_record(store, ctx.run_id), None if raw is None else
                        float(json.loads(raw)))
-        ctx.deadline_at = st.deadline_at
+        ctx.run_deadline_at = st.deadline_at
         return st
 
     def at_checkpoint(self, ctx: Context) -> None:
@@ -399,9 +406,10 @@ class CancelHook(RuntimeHook):
         return True
 
     def _expire(self, ctx: Context, st: _RunState, p: int) -> None:
-        """At a fresh position: the outermost scope whose deadline passed ends here."""
+        """At a fresh position: the outermost scope, of those the current task is inside, whose
+        deadline passed ends here (a sibling task's scope ends in that task, not here)."""
         now = ctx.runtime.clock.now()
-        for scope in st.scopes:
+        for scope in ctx.deadline_scopes():
             if scope.deadline_at is not None and now >= scope.deadline_at:
                 value = {"scope": scope.name, "deadline_at": scope.deadline_at, "now": now,
                          "action": scope.action}
@@ -421,7 +429,7 @@ def _replay_expiry(ctx: Context, st: _RunState, p: int, pos: Any) -> None:
     if "error" in rec:
         raise from_record(rec["error"])
     name = rec["value"]["scope"]
-    scope = next((s for s in st.scopes if s.name == name), None)
+    scope = next((s for s in ctx.deadline_scopes() if s.name == name), None)
     if scope is not None:
         raise _MoveOn(scope)
 
@@ -566,7 +574,8 @@ class _MoveOn(BaseException):  # noqa: N818 - control flow: a move_on scope ends
 
 
 def current_deadline(ctx: Context) -> float | None:
-    """The deadline every new call of ``ctx`` must meet (innermost scope, else the run's)."""
+    """The deadline every new call of ``ctx`` made from the current task must meet (the
+    innermost scope that task is inside, else the run's own)."""
     return ctx.deadline_at
 
 
@@ -579,7 +588,8 @@ def _scope(ctx: Context, name: str, action: str, *, deadline_at: float | None = 
     if hook is None:
         raise DeadlineInvalid(reason="deadline scopes need a CancelHook (CancellableRuntime)")
     st = hook.state(ctx)
-    parent = st.scopes[-1] if st.scopes else None
+    chain = ctx.deadline_scopes()  # the current task's: a sibling's scope is never the parent
+    parent: _Scope | None = chain[-1] if chain else None
     parent_at = parent.deadline_at if parent else st.deadline_at
 
     def compute() -> dict[str, Any]:
@@ -593,8 +603,7 @@ def _scope(ctx: Context, name: str, action: str, *, deadline_at: float | None = 
     rec = ctx.step(f"deadline:{name}", compute)
     scope = _Scope(name, None if rec["deadline_at"] is None else float(rec["deadline_at"]),
                    action, ctx.position - 1)
-    st.scopes.append(scope)
-    ctx.deadline_at = scope.deadline_at
+    token = ctx.enter_deadline_scope(scope)
     try:
         yield scope
     except _MoveOn as m:
@@ -602,8 +611,7 @@ def _scope(ctx: Context, name: str, action: str, *, deadline_at: float | None = 
             raise
         scope.expired = True
     finally:
-        st.scopes.remove(scope)
-        ctx.deadline_at = st.scopes[-1].deadline_at if st.scopes else st.deadline_at
+        ctx.exit_deadline_scope(token)
 
 
 def fail_after(ctx: Context, seconds: float, *, name: str = "scope") -> Any:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -54,6 +55,14 @@ __all__ = ["Context", "DispatchPolicy", "Kind", "Model", "PositionInvalid", "Rec
 
 Workflow = Callable[["Context", Any], Any]
 T = TypeVar("T")
+
+#: The deadline scopes the current asyncio task (or thread) is inside, outermost first, each as
+#: (the execution's Context, the scope). A ContextVar: asyncio copies it into every task it
+#: creates, so a child task inherits the scopes in force where it was created, and a scope that
+#: one task opens is never in force in a sibling. A thread starts with none (the sync fan-out's
+#: child threads only send calls built by the parent).
+_DEADLINE_SCOPES: ContextVar[tuple[tuple[Any, Any], ...]] = ContextVar("minirt_deadline_scopes",
+                                                                       default=())
 
 
 class UnknownTool(MinirtError):
@@ -206,7 +215,9 @@ class Context:
     position and the journal writes. The public seam for the runtime's own modules (dispatch,
     sagas, fan-outs, cancellation, hooks): :meth:`claim_position` and :meth:`skip_to` move the
     step position (nothing else does), :meth:`append` writes the journal through the runtime's
-    :class:`DispatchPolicy`, :meth:`state_for` keeps a hook's per-run state. A subclass
+    :class:`DispatchPolicy`, :meth:`state_for` keeps a hook's per-run state,
+    :meth:`enter_deadline_scope` / :meth:`exit_deadline_scope` keep the deadline scopes of the
+    current asyncio task (:attr:`deadline_at` is the one in force there). A subclass
     (``Runtime.context_class``) may change the public methods; how a run journals belongs in a
     policy, not in a subclass.
     """
@@ -232,7 +243,10 @@ class Context:
             else policy.deliver
         self.replaying = False  # a fact: the last position came from the journal
         self.uncertain = False  # a fact: the run is UNCERTAIN (an intent awaits reconciliation)
-        self.deadline_at: float | None = None  # the innermost deadline scope's (minirt.cancel)
+        # The run's own deadline (minirt.cancel sets it), the root of the deadline tree: in force
+        # wherever the current asyncio task (or thread) is inside no deadline scope of this
+        # execution (see deadline_at).
+        self.run_deadline_at: float | None = None
         # Invariant: kv that before_dispatch hooks staged for the call being dispatched; it
         # commits in the same transaction as that call's intent, or is dropped with a refusal.
         self.pending_kv: dict[str, str | None] = {}
@@ -293,6 +307,38 @@ class Context:
         if found is None:
             found = self._state[id(owner)] = (owner, factory())
         return found[1]
+
+    # -- the deadline in force (per asyncio task; minirt.cancel opens the scopes) ----------------
+
+    @property
+    def deadline_at(self) -> float | None:
+        """The deadline a call made now must meet: the innermost deadline scope of this execution
+        that the current asyncio task (or thread) is inside, else the run's own
+        (:attr:`run_deadline_at`). A scope one task opens is not in force in its siblings."""
+        for owner, scope in reversed(_DEADLINE_SCOPES.get()):
+            if owner is self:
+                return scope.deadline_at
+        return self.run_deadline_at
+
+    def deadline_scopes(self) -> list[Any]:
+        """The deadline scopes of this execution the current task (or thread) is inside,
+        outermost first."""
+        return [scope for owner, scope in _DEADLINE_SCOPES.get() if owner is self]
+
+    def enter_deadline_scope(self, scope: Any) -> Token[Any]:
+        """Make ``scope`` (anything with a ``deadline_at``) the innermost deadline scope of the
+        current task: its child tasks created from now on inherit it, its siblings never see it.
+        Return the token that :meth:`exit_deadline_scope` takes, in the same task."""
+        return _DEADLINE_SCOPES.set((*_DEADLINE_SCOPES.get(), (self, scope)))
+
+    def exit_deadline_scope(self, token: Token[Any]) -> None:
+        """Close the scope that :meth:`enter_deadline_scope` opened with ``token``. Called from
+        another context (a coroutine closed by the garbage collector elsewhere), it changes
+        nothing: the chain it would pop belongs to the task that opened it, and ends with it."""
+        try:
+            _DEADLINE_SCOPES.reset(token)
+        except ValueError:  # the token was created in another contextvars.Context
+            pass
 
     def diverged(self, step: int, recorded: Event | None, requested: str) -> NonDeterminism:
         """The error for a replay that asks for ``requested`` where ``recorded`` is."""

@@ -12,8 +12,10 @@ execution (sync and async, a single call and a fan-out). Race paths (:func:`mini
 synchronous): every entrant, and the resend of the open entrants after a crash before the
 decision.
 
-One strict xfail names what does not hold yet: a deadline scope of one asyncio task is in force
-for its sibling tasks. The final reconcile look-up of a cancelled run
+Deadline scopes belong to the asyncio task that opens them: a sibling task outside the scope is
+sent with the run's deadline, a child task created inside it inherits it, a scope's parent is the
+innermost scope of its own task, and a scope's expiry is raised in the task inside it, not in
+whichever task reaches a checkpoint first. The final reconcile look-up of a cancelled run
 (:func:`minirt.cancel.finish_cancel`) runs after every scope closed, and carries the deadline in
 force then (the run's own).
 """
@@ -28,7 +30,15 @@ from test_deadlines_reach_tools import SCOPES, Probe, runtime
 
 from minirt import FaultPlan, SimulatedCrash
 from minirt.aio import AsyncRuntime
-from minirt.cancel import CancellableRuntime, cancel, fail_after, move_on_after
+from minirt.cancel import (
+    EXPIRED,
+    CancellableRuntime,
+    DeadlineExceeded,
+    cancel,
+    fail_after,
+    move_on_after,
+)
+from minirt.journal import Journal
 from minirt.race import race
 from minirt.retry import RetryPolicy
 from minirt.scheduler import Call, parallel
@@ -292,10 +302,6 @@ def test_a_retry_after_its_durable_wait_keeps_the_deadline(tmp_path, cls, agent)
         ("retried", 1, 1060.0, SCOPES, 1), ("retried", 2, 1060.0, SCOPES, 2)]
 
 
-@pytest.mark.xfail(strict=True, reason="the deadline in force (Context.deadline_at) and the scope "
-                   "stack (CancelHook state) belong to the execution, not to the asyncio task: a "
-                   "sibling task outside any scope is sent with a sibling's scope deadline (and a "
-                   "scope's expiry is raised in whichever task reaches a checkpoint; issue to open)")
 def test_a_sibling_task_outside_a_scope_does_not_get_its_deadline(tmp_path):
     probe = AsyncProbe()
 
@@ -314,6 +320,119 @@ def test_a_sibling_task_outside_a_scope_does_not_get_its_deadline(tmp_path):
     rt.run_workflow("agent", None, run_id="r1").result()
     assert probe.seen[0] == ("gated", 1, 1010.0, SCOPES, 1)
     assert probe.seen[1] == ("probe", 1, None, SCOPES, 1)
+
+
+def test_a_child_task_created_inside_a_scope_inherits_it(tmp_path):
+    probe = AsyncProbe()
+
+    async def agent(ctx, _):
+        async def child(name):  # no scope of its own: the one in force where it was created
+            await ctx.call_tool(name)
+
+        async def nested():  # its own scope nests in the inherited one and stays in this task
+            with fail_after(ctx.ctx, 5, name="nested"):
+                await ctx.call_tool("probe")
+
+        with fail_after(ctx.ctx, 60, name="outer"):
+            with fail_after(ctx.ctx, 10, name="inner"):
+                await asyncio.create_task(child("probe"))
+                await asyncio.gather(child("aprobe"))
+                await asyncio.create_task(nested())
+                await ctx.call_tool("probe")  # the child's scope closed with the child
+            await asyncio.create_task(child("aprobe"))
+        await asyncio.create_task(child("probe"))
+
+    rt = aruntime(tmp_path, probe, agent)
+    assert rt.run_workflow("agent", None, run_id="r1").state.value == "succeeded"
+    assert [(s[0], s[2]) for s in probe.seen] == [
+        ("probe", 1010.0), ("aprobe", 1010.0), ("probe", 1005.0), ("probe", 1010.0),
+        ("aprobe", 1060.0), ("probe", None)]
+
+
+def test_a_child_task_s_scope_replays_its_recorded_deadline_after_a_crash(tmp_path):
+    """The child task's scope deadline was journaled at the step that opened it (1000 + 100);
+    the resend after a crash, at 1040, carries that, not a new 1040 + 100."""
+    probe = AsyncProbe()
+
+    async def agent(ctx, _):
+        async def child():
+            with fail_after(ctx.ctx, 100, name="child"):
+                await ctx.call_tool("probe")
+
+        with fail_after(ctx.ctx, 200, name="outer"):
+            await asyncio.create_task(child())
+
+    rt = aruntime(tmp_path, probe, agent, faults=FaultPlan(crash_at="after_intent"))
+    run_id = rt.start("agent", None, run_id="r1")
+    with pytest.raises(SimulatedCrash):
+        rt.run(run_id)
+    rt.close()
+    rt2 = aruntime(tmp_path, probe, agent, at=1040.0, worker="w2")
+    assert rt2.resume(run_id).state.value == "succeeded"
+    assert probe.seen == [("probe", 2, 1100.0, SCOPES, 2)]
+    journal = Journal.load(rt2.store, "r1")
+    opened = {p["name"]: p["value"] for p in map(journal.payload, journal.events)
+              if str(p.get("name", "")).startswith("deadline:")}
+    assert opened["deadline:child"]["parent"] == "outer"
+
+
+def test_a_scope_takes_its_parent_from_its_own_task_not_a_sibling(tmp_path):
+    probe = AsyncProbe()
+
+    async def agent(ctx, _):
+        async def first():
+            with fail_after(ctx.ctx, 10, name="a"):
+                await ctx.call_tool("gated")  # suspends inside "a" until second() opened the gate
+
+        async def second():
+            with fail_after(ctx.ctx, 60, name="b"):  # the run's child, not a's
+                await ctx.call_tool("probe")
+            probe.gate.set()
+
+        await asyncio.gather(first(), second())
+
+    rt = aruntime(tmp_path, probe, agent)
+    assert rt.run_workflow("agent", None, run_id="r1").state.value == "succeeded"
+    assert [(s[0], s[2]) for s in probe.seen] == [("gated", 1010.0), ("probe", 1060.0)]
+    journal = Journal.load(rt.store, "r1")
+    opened = {p["name"]: p["value"] for p in map(journal.payload, journal.events)
+              if str(p.get("name", "")).startswith("deadline:")}
+    assert opened["deadline:a"]["parent"] == opened["deadline:b"]["parent"] == "run"
+    assert opened["deadline:b"]["deadline_at"] == 1060.0  # not capped at a's 1010
+
+
+def test_an_expiry_is_raised_in_the_task_whose_scope_expired(tmp_path):
+    probe = AsyncProbe()
+    ended: dict[str, Any] = {}
+
+    async def agent(ctx, _):
+        async def scoped():
+            try:
+                with fail_after(ctx.ctx, 5, name="inner"):
+                    await ctx.call_tool("gated")  # suspends until plain() opened the gate
+                    await ctx.call_tool("probe")  # the first checkpoint of this task past 1005
+                ended["scoped"] = "finished"
+            except DeadlineExceeded as exc:
+                ended["scoped"] = exc.scope
+
+        async def plain():  # reaches checkpoints past 1005 first: none of them is its expiry
+            ctx.runtime.clock.advance(10)
+            await ctx.call_tool("aprobe")
+            await ctx.call_tool("aprobe")
+            ended["plain"] = "finished"
+            probe.gate.set()
+
+        await asyncio.gather(scoped(), plain())
+
+    rt = aruntime(tmp_path, probe, agent)
+    assert rt.run_workflow("agent", None, run_id="r1").state.value == "succeeded"
+    assert ended == {"plain": "finished", "scoped": "inner"}
+    assert [(s[0], s[2]) for s in probe.seen] == [
+        ("gated", 1005.0), ("aprobe", None), ("aprobe", None)]  # probe: never sent
+    journal = Journal.load(rt.store, "r1")
+    expired = [(e.step, journal.payload(e)) for e in journal.events
+               if e.kind == "step" and journal.payload(e).get("name") == EXPIRED]
+    assert len(expired) == 1 and expired[0][1]["error"]["attrs"]["scope"] == "inner"
 
 
 # -- the race (minirt.race, synchronous) -------------------------------------------------------
