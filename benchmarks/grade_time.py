@@ -75,7 +75,27 @@ def grade_once(slug: str, root: Path, nb: Path) -> dict[str, Any]:
         raise SystemExit(f"{slug}: the reference did not score full marks: {report.failing}")
     oracle = json.loads((root / "build" / "oracle" / slug / "bench.json").read_text())
     return {"slug": slug, "wall": wall, "child_cpu": cpu, "load": [load0, os.getloadavg()[0]],
-            "steps": steps.rows, "oracle_seconds": oracle.get("seconds", 0.0)}
+            "steps": steps.rows, "oracle_seconds": oracle.get("seconds", 0.0),
+            "kernel": _kernel_cells(root / "build" / "autograded" / "bench" / slug / "drill.ipynb")}
+
+
+def _kernel_cells(path: Path) -> dict[str, float]:
+    """Seconds the nbgrader kernel spent in the setup cell, the answer cells and the test cells
+    (from the execution timestamps nbclient records in the autograded notebook)."""
+    from datetime import datetime
+
+    out = {"setup": 0.0, "answers": 0.0, "tests": 0.0}
+    for cell in nbformat.read(str(path), as_version=4).cells:
+        ex = cell.get("metadata", {}).get("execution")
+        if not ex or "iopub.execute_input" not in ex or "shell.execute_reply" not in ex:
+            continue
+        a, b = (datetime.fromisoformat(ex[k].replace("Z", "+00:00"))
+                for k in ("iopub.execute_input", "shell.execute_reply"))
+        meta = cell.metadata.get("nbgrader", {})
+        key = ("setup" if meta.get("grade_id") == "setup" else
+               "tests" if meta.get("grade") and not meta.get("solution") else "answers")
+        out[key] += (b - a).total_seconds()
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                 steps = "  ".join(f"{n.split()[1]} {w:.1f}s/{c:.1f}cpu" for n, w, c in r["steps"])
                 print(f"{mid} {r['run']:5s} wall {r['wall']:5.1f}s child-cpu {r['child_cpu']:5.1f}s"
                       f" oracle {r['oracle_seconds']:4.1f}s load {r['load'][0]:.1f}->"
-                      f"{r['load'][1]:.1f} | {steps}", flush=True)
+                      f"{r['load'][1]:.1f} | {steps} | kernel "
+                      + " ".join(f"{k} {v:.1f}s" for k, v in r["kernel"].items()), flush=True)
         finally:
             if args.keep:
                 print(f"kept {tmp}")
