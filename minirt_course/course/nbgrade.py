@@ -10,11 +10,14 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
 3. copies the notebook to build/submitted/<learner>/<slug>/drill.ipynb;
 4. runs `nbgrader autograde` and `nbgrader generate_feedback` for that learner only, from the
    course root with the virtualenv's bin/ on PATH (nbgrader calls `alembic`), capturing nbgrader's
-   log to build/logs/ instead of the terminal;
+   log to build/logs/ instead of the terminal; each command is a process of its own, forked from
+   one warm template that imported nbgrader once (:mod:`minirt_course.course.nbrun`; a plain
+   `python -m nbgrader` where fork is unavailable, the template died, or
+   MINIRT_NBGRADER_WARM=0);
 5. reads the scores from the gradebook (nbgrader.api.Gradebook) and the first line of each failing
    cell's error from the autograded notebook ("AssertionError: [stale-completion] ...");
 6. grades the same notebook out of the learner's reach (:mod:`minirt_course.course.oracle`, started
-   before nbgrader and run alongside it): the answer cells run in a process of their own, the
+   as soon as the notebook is copied, before generate_assignment, and run alongside nbgrader): the answer cells run in a process of their own, the
    drill's tests in another, only JSON crosses. The score of each cell is min(in-kernel,
    out-of-kernel), written into the gradebook as nbgrader's manual score (so the feedback and
    `nbgrader export` report it); a cell whose two scores differ says so and why;
