@@ -10,11 +10,14 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
 3. copies the notebook to build/submitted/<learner>/<slug>/drill.ipynb;
 4. runs `nbgrader autograde` and `nbgrader generate_feedback` for that learner only, from the
    course root with the virtualenv's bin/ on PATH (nbgrader calls `alembic`), capturing nbgrader's
-   log to build/logs/ instead of the terminal;
+   log to build/logs/ instead of the terminal; each command is a process of its own, forked from
+   one warm template that imported nbgrader once (:mod:`minirt_course.course.nbrun`; a plain
+   `python -m nbgrader` where fork is unavailable, the template died, or
+   MINIRT_NBGRADER_WARM=0);
 5. reads the scores from the gradebook (nbgrader.api.Gradebook) and the first line of each failing
    cell's error from the autograded notebook ("AssertionError: [stale-completion] ...");
 6. grades the same notebook out of the learner's reach (:mod:`minirt_course.course.oracle`, started
-   before nbgrader and run alongside it): the answer cells run in a process of their own, the
+   as soon as the notebook is copied, before generate_assignment, and run alongside nbgrader): the answer cells run in a process of their own, the
    drill's tests in another, only JSON crosses. The score of each cell is min(in-kernel,
    out-of-kernel), written into the gradebook as nbgrader's manual score (so the feedback and
    `nbgrader export` report it); a cell whose two scores differ says so and why;
@@ -47,7 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minirt_course.course import catalog
+from minirt_course.course import catalog, nbrun
 from minirt_course.course.catalog import Module
 
 __all__ = [
@@ -462,24 +465,50 @@ def nbgrader_env() -> dict[str, str]:
     return env
 
 
+#: Set to "0" to run every nbgrader command as its own `python -m nbgrader` (no warm template).
+WARM_ENV = "MINIRT_NBGRADER_WARM"
+
+
+def _warm_runner(lay: Layout) -> nbrun.Runner | None:
+    """A warm nbgrader template (:mod:`minirt_course.course.nbrun`) for this grading, or None
+    where forking is unavailable or switched off."""
+    if os.environ.get(WARM_ENV, "1") == "0" or not nbrun.available():
+        return None
+    _ensure_build(lay)
+    try:
+        return nbrun.Runner(lay.root, nbgrader_env())
+    except (OSError, nbrun.RunnerDied):
+        return None
+
+
 def _run_nbgrader(
-    lay: Layout, args: list[str], log_name: str, *, verbose: bool = False
+    lay: Layout, args: list[str], log_name: str, *, verbose: bool = False,
+    runner: nbrun.Runner | None = None,
 ) -> subprocess.CompletedProcess[str]:
     _ensure_build(lay)
     logs = lay.build / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "nbgrader", *args]
-    proc = subprocess.run(
-        cmd,
-        cwd=lay.root,
-        env=nbgrader_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        check=False,
-    )
     log_path = logs / f"{log_name}.log"
+    cmd = [sys.executable, "-m", "nbgrader", *args]
+    proc: subprocess.CompletedProcess[str] | None = None
+    if runner is not None:
+        try:
+            rc = runner.run(args, log_path)
+            out = log_path.read_text(encoding="utf-8", errors="replace")
+            proc = subprocess.CompletedProcess(cmd, rc, out, None)
+        except (OSError, nbrun.RunnerDied):
+            proc = None  # the template is gone: run this command the plain way
+    if proc is None:
+        proc = subprocess.run(
+            cmd,
+            cwd=lay.root,
+            env=nbgrader_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            check=False,
+        )
     log_path.write_text("$ nbgrader " + " ".join(args) + "\n" + proc.stdout, encoding="utf-8")
     if verbose:
         print(f"$ nbgrader {' '.join(args)}")
@@ -510,6 +539,7 @@ def generate_release(
     release_dir: str | os.PathLike[str] | None = None,
     db_url: str | None = None,
     verbose: bool = False,
+    runner: nbrun.Runner | None = None,
 ) -> Path:
     """Run `nbgrader generate_assignment --force` for one drill; return the release notebook.
 
@@ -526,7 +556,7 @@ def generate_release(
     if db_url is not None:
         args.append(f"--CourseDirectory.db_url={db_url}")
     try:
-        _run_nbgrader(lay, args, f"generate-{module.slug}", verbose=verbose)
+        _run_nbgrader(lay, args, f"generate-{module.slug}", verbose=verbose, runner=runner)
     except NbgraderFailed as exc:
         log = lay.build / "logs" / f"generate-{module.slug}.log"
         if log.is_file() and "Cannot add or remove cells" in log.read_text(encoding="utf-8"):
@@ -545,7 +575,8 @@ def generate_release(
 
 
 def register(
-    module_id: str, course_root: str | os.PathLike[str] | None = None, *, verbose: bool = False
+    module_id: str, course_root: str | os.PathLike[str] | None = None, *, verbose: bool = False,
+    runner: nbrun.Runner | None = None,
 ) -> Path:
     """Make sure the gradebook knows the drill as its source is now; return the fresh release.
 
@@ -568,7 +599,8 @@ def register(
         and (db_file is None or db_file.is_file())
     )
     if not fresh:
-        generate_release(module.id, lay.root, release_dir=release_root, verbose=verbose)
+        generate_release(module.id, lay.root, release_dir=release_root, verbose=verbose,
+                         runner=runner)
         stamp.write_text(want)
     return release
 
@@ -729,44 +761,38 @@ def autograde_many(
                 raise
             raise type(exc)(f"learner {name}: {exc}") from None
     started = time.monotonic()
-    register(module.id, lay.root, verbose=verbose)
-    submitted = {name: _submit(module, lay, name, Path(path)) for name, path in submissions.items()}
-    oracles = _OracleRuns(module, lay, submitted) if oracle else None
-    failed: dict[str, str] = {}
-    groups = [[n] for n in learners] if one_per_run else [learners]
-    for group in groups:
-        try:
-            _run_nbgrader(
-                lay,
-                ["autograde", module.slug, "--force", *_selection(lay, module, group)],
-                f"autograde-{module.slug}",
-                verbose=verbose,
-            )
-        except NbgraderFailed as exc:
-            if len(group) == 1:
-                failed[group[0]] = str(exc)
-                continue
-            for name in group:  # one submission may have killed the batch: grade each alone
-                try:
-                    _run_nbgrader(lay, ["autograde", module.slug, "--force",
-                                        f"--CourseDirectory.student_id={name}"],
-                                  f"autograde-{module.slug}", verbose=verbose)
-                except NbgraderFailed as one:
-                    failed[name] = str(one)
-    verdicts = oracles.collect() if oracles is not None else {}
-    source_nb = _read_notebook(lay.source / module.slug / NOTEBOOK_NAME, "drill source")
-    graded = [n for n in learners if n not in failed]
-    for name in graded:
+    # The warm nbgrader template imports while the submissions are copied and the out-of-kernel
+    # grader starts; the oracle reads only the submitted copy and the source, never the
+    # gradebook, so it runs alongside generate_assignment too.
+    runner = _warm_runner(lay)
+    oracles: _OracleRuns | None = None
+    try:
+        submitted = {name: _submit(module, lay, name, Path(path))
+                     for name, path in submissions.items()}
+        oracles = _OracleRuns(module, lay, submitted) if oracle else None
+        register(module.id, lay.root, verbose=verbose, runner=runner)
+        failed = _autograde(module, lay, learners, one_per_run, verbose, runner)
+        verdicts = oracles.collect() if oracles is not None else {}
+        graded = [n for n in learners if n not in failed]
+        for name in graded:
+            if oracles is not None:
+                _write_final_scores(module, lay, name, verdicts.get(name))
+        if feedback and graded:
+            for group in ([[n] for n in graded] if one_per_run or failed else [graded]):
+                _run_nbgrader(
+                    lay,
+                    ["generate_feedback", module.slug, "--force",
+                     *_selection(lay, module, group)],
+                    f"feedback-{module.slug}",
+                    verbose=verbose,
+                    runner=runner,
+                )
+    finally:
         if oracles is not None:
-            _write_final_scores(module, lay, name, verdicts.get(name))
-    if feedback and graded:
-        for group in ([[n] for n in graded] if one_per_run or failed else [graded]):
-            _run_nbgrader(
-                lay,
-                ["generate_feedback", module.slug, "--force", *_selection(lay, module, group)],
-                f"feedback-{module.slug}",
-                verbose=verbose,
-            )
+            oracles.stop()
+        if runner is not None:
+            runner.close()
+    source_nb = _read_notebook(lay.source / module.slug / NOTEBOOK_NAME, "drill source")
     hidden = hidden_test_lines(source_nb)
     seconds = time.monotonic() - started
     out = {}
@@ -778,6 +804,35 @@ def autograde_many(
             out[name] = _read_report(module, lay, name, source_nb, hidden, seconds,
                                      verdicts.get(name) if oracles is not None else None)
     return out
+
+
+def _autograde(module: Module, lay: Layout, learners: list[str], one_per_run: bool,
+               verbose: bool, runner: nbrun.Runner | None) -> dict[str, str]:
+    """Run `nbgrader autograde` for `learners` (one batch, or one run each); learner -> why it
+    could not be graded, for those nbgrader failed on."""
+    failed: dict[str, str] = {}
+    groups = [[n] for n in learners] if one_per_run else [learners]
+    for group in groups:
+        try:
+            _run_nbgrader(
+                lay,
+                ["autograde", module.slug, "--force", *_selection(lay, module, group)],
+                f"autograde-{module.slug}",
+                verbose=verbose,
+                runner=runner,
+            )
+        except NbgraderFailed as exc:
+            if len(group) == 1:
+                failed[group[0]] = str(exc)
+                continue
+            for name in group:  # one submission may have killed the batch: grade each alone
+                try:
+                    _run_nbgrader(lay, ["autograde", module.slug, "--force",
+                                        f"--CourseDirectory.student_id={name}"],
+                                  f"autograde-{module.slug}", verbose=verbose, runner=runner)
+                except NbgraderFailed as one:
+                    failed[name] = str(one)
+    return failed
 
 
 # --------------------------------------------------------------------------- out-of-kernel score
@@ -813,6 +868,15 @@ class _OracleRuns:
                     stdout=fh, stderr=subprocess.STDOUT,
                 )
             self.running[name] = (proc, out, log)
+
+    def stop(self) -> None:
+        """Kill whatever is still running (collect() was not reached: an error came first)."""
+        self.todo.clear()
+        for proc, _, _ in self.running.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        self.running.clear()
 
     def collect(self) -> dict[str, Any]:
         from minirt_course.course.oracle import OracleResult

@@ -1,0 +1,180 @@
+"""One warm process that runs nbgrader's commands, each in a fresh fork of itself.
+
+Invariant: every nbgrader command of a grading (``generate_assignment``, ``autograde``,
+``generate_feedback``) runs in a process of its own, exactly as ``python -m nbgrader ARGS`` would
+(same interpreter, working directory, environment, configuration read from ``nbgrader_config.py``
+at that moment, its output captured to a log file, its exit code reported), but the process is a
+``fork`` of a template that imported nbgrader, nbconvert and jupyter_client once, ahead of time.
+Importing nbgrader costs about 2 s of CPU, and a grading runs two or three commands; the template
+pays it once and starts importing while the out-of-kernel grader starts.
+
+Guarantees: the template itself never instantiates an nbgrader application, reads no
+configuration, opens no gradebook and starts no kernel, so each forked command begins from the
+same state a fresh interpreter would reach after the same imports; the template forks only while
+it has a single thread (otherwise it runs ``python -m nbgrader`` as a plain subprocess); a command
+that dies reports its signal as a negative exit code, like :mod:`subprocess`. The learner's code
+never runs in this process or its forks other than through the kernel nbgrader starts (a fresh
+``ipykernel`` process, as before).
+Not guaranteed: isolation between commands beyond what separate processes give; Windows (no
+``fork``: :class:`Runner` is unavailable there and the caller runs ``python -m nbgrader``).
+
+Protocol (one JSON object per line): the parent writes ``{"args": [...], "log": "path"}``; the
+template answers ``{"rc": N}`` when the command has ended. EOF on stdin ends the template.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["Runner", "RunnerDied", "available", "serve"]
+
+#: Modules the template imports before it forks (what every nbgrader command needs).
+WARM = (
+    "nbgrader.apps.nbgraderapp",
+    "nbgrader.converters",
+    "nbgrader.preprocessors",
+    "nbgrader.api",
+    "nbconvert.exporters",
+    "nbclient",
+    "jupyter_client.manager",
+)
+
+
+class RunnerDied(RuntimeError):
+    """The template process ended (or answered nonsense) before a command finished."""
+
+
+def available() -> bool:
+    """True where commands can be forked from a template (POSIX with ``os.fork``)."""
+    return hasattr(os, "fork") and os.name == "posix"
+
+
+def _run_child(args: list[str], log: str) -> None:
+    """In the forked child: send fd 1/2 to the log and run nbgrader as ``python -m nbgrader``."""
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    code = 0
+    try:
+        sys.argv = [sys.executable, *args]
+        from nbgrader.apps.nbgraderapp import NbGraderApp
+
+        NbGraderApp.launch_instance(argv=list(args))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - reported as a crash, like an uncaught error would be
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001, S110 - the log may be gone; the code still counts
+                pass
+    os._exit(code)
+
+
+def _one(args: list[str], log: str) -> int:
+    if threading.active_count() > 1:  # forking a threaded process is unsafe: run it plainly
+        with open(log, "wb") as fh:
+            return subprocess.run([sys.executable, "-m", "nbgrader", *args], stdin=subprocess.DEVNULL,
+                                  stdout=fh, stderr=subprocess.STDOUT, check=False).returncode
+    pid = os.fork()
+    if pid == 0:
+        _run_child(args, log)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def serve(stdin: IO[str], stdout: IO[str]) -> int:
+    """The template's loop: import, then run one command per request line until EOF."""
+    import importlib
+
+    for name in WARM:
+        importlib.import_module(name)
+    stdout.write(json.dumps({"ready": True}) + "\n")
+    stdout.flush()
+    for line in stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        rc = _one([str(a) for a in req["args"]], str(req["log"]))
+        stdout.write(json.dumps({"rc": rc}) + "\n")
+        stdout.flush()
+    return 0
+
+
+class Runner:
+    """The parent's handle on a template started in `cwd` with `env`; `run` blocks per command.
+
+    Use as a context manager: leaving it closes the template's stdin and waits for it.
+    """
+
+    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        if not available():
+            raise RunnerDied("forked nbgrader commands need os.fork (POSIX)")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "minirt_course.course.nbrun"], cwd=cwd, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, bufsize=1,
+        )
+        self._ready = False
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RunnerDied(f"the nbgrader template ended (exit {self.proc.poll()})")
+        try:
+            return dict(json.loads(line))
+        except ValueError as exc:
+            raise RunnerDied(f"the nbgrader template answered {line[:80]!r}") from exc
+
+    def run(self, args: list[str], log: Path) -> int:
+        """Run ``nbgrader ARGS`` in a fresh fork, its output to `log`; return its exit code."""
+        assert self.proc.stdin is not None
+        if not self._ready:
+            self._read()
+            self._ready = True
+        try:
+            self.proc.stdin.write(json.dumps({"args": list(args), "log": str(log)}) + "\n")
+            self.proc.stdin.flush()
+        except OSError as exc:
+            raise RunnerDied(f"the nbgrader template is gone: {exc}") from exc
+        return int(self._read()["rc"])
+
+    def close(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(serve(sys.stdin, sys.stdout))

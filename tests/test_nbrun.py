@@ -1,0 +1,42 @@
+"""The warm nbgrader template: each command runs in a fresh fork, with its own log and exit code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minirt_course.course import nbgrade, nbrun
+
+pytestmark = pytest.mark.skipif(not nbrun.available(), reason="needs os.fork")
+
+
+def _plain(args: list[str], cwd: Path) -> tuple[int, str]:
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd,
+                          env=nbgrade.nbgrader_env(), capture_output=True, text=True, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_a_forked_command_ends_as_the_plain_command_does(tmp_path: Path) -> None:
+    cases = [["autograde", "no-such-drill"], ["--version"], ["autograde", "no-such-drill"]]
+    with nbrun.Runner(tmp_path, nbgrade.nbgrader_env()) as runner:
+        forked = [runner.run(args, tmp_path / f"{i}.log") for i, args in enumerate(cases)]
+    plain = [_plain(args, tmp_path) for args in cases[:2]]
+    assert forked == [plain[0][0], plain[1][0], plain[0][0]] == [1, 0, 1], (
+        "each forked command must exit as `python -m nbgrader` does, a failed one leaving the "
+        "next command a fresh start"
+    )
+    assert "No notebooks were matched" in (tmp_path / "0.log").read_text()
+    assert "No notebooks were matched" in plain[0][1]
+    assert "nbgrader version" in (tmp_path / "1.log").read_text()
+
+
+def test_a_dead_template_is_a_named_error(tmp_path: Path) -> None:
+    runner = nbrun.Runner(tmp_path, nbgrade.nbgrader_env())
+    runner.proc.kill()
+    runner.proc.wait()
+    with pytest.raises(nbrun.RunnerDied):
+        runner.run(["--version"], tmp_path / "x.log")
+    runner.close()
