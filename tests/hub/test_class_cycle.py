@@ -116,10 +116,12 @@ def klass() -> Iterator[dict[str, Any]]:
     sfx = secrets.token_hex(2)
     instructor, ada, bob = f"mrt-teach-{sfx}", f"mrt-ada-{sfx}", f"mrt-bob-{sfx}"
     port = _free_port()
-    env_dir = ROOT / "build" / "hub-env"
+    from setup_class import class_env_for
+
+    env_dir, _ = class_env_for(ROOT)  # build/hub-env, or a copy when the checkout is closed
     built = subprocess.run(
-        [sys.executable, str(TOOLS / "setup_class.py"), "env", "--env", str(env_dir),
-         "--editable"], capture_output=True, text=True, check=False)
+        [sys.executable, str(TOOLS / "setup_class.py"), "env", "--auto"],
+        capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stdout + built.stderr
     timer.step("setup_class.py env (the users' Python; a no-op when up to date)", t)
     t = time.monotonic()

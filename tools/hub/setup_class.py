@@ -141,7 +141,27 @@ def _open_to_all(path: Path) -> Path | None:
 
 def env_stamp(python: str, editable: bool, root: Path = ROOT) -> str:
     data = (root / "pyproject.toml").read_bytes() + f"{python}|{editable}".encode()
+    if not editable:  # a copy of the code: it is stale as soon as any of it changes
+        data += str(root).encode()
+        for pkg in ("minirt", "minirt_course"):
+            for f in sorted((root / pkg).rglob("*")):
+                if f.is_file() and "__pycache__" not in f.parts:
+                    data += f.relative_to(root).as_posix().encode() + f.read_bytes()
     return hashlib.sha256(data).hexdigest()
+
+
+#: Where the class environment goes when the checkout is closed to other users (a clone under
+#: ``mktemp -d`` or /root): the users' servers could neither run it nor import an editable
+#: install from there, so it is a copy, outside the checkout.
+SHARED_ENV = Path("/var/tmp/minirt-class-env")
+
+
+def class_env_for(root: Path = ROOT) -> tuple[Path, bool]:
+    """The class environment for this checkout and whether it is editable: ``build/hub-env``
+    (editable) when every user can enter the checkout, else :data:`SHARED_ENV` (a copy)."""
+    if _open_to_all(root) is None:
+        return root / "build" / "hub-env", True
+    return SHARED_ENV, False
 
 
 def build_env(env: Path, python: str = "/usr/bin/python3", *, editable: bool = False,
@@ -323,9 +343,13 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--late-penalty", choices=LATE_POLICIES, default="none",
                    help="nbgrader's penalty_method for late submissions (default: none)")
     e = sub.add_parser("env", help="build a Python environment every user can run")
-    e.add_argument("--env", required=True, type=Path)
+    e.add_argument("--env", type=Path, default=None)
     e.add_argument("--python", default="/usr/bin/python3")
     e.add_argument("--editable", action="store_true", help="install this checkout editable")
+    e.add_argument("--auto", action="store_true",
+                   help="choose --env and --editable for this checkout (build/hub-env, editable, "
+                        "when other users can enter the checkout; else a copy in "
+                        f"{SHARED_ENV})")
     t = sub.add_parser("teardown", help="remove the users setup created and the class folder")
     t.add_argument("--state", required=True, type=Path)
     args = ap.parse_args(argv)
@@ -338,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
                   password=args.password, pam=args.pam, api_token=args.api_token,
                   late_penalty=args.late_penalty)
         elif args.cmd == "env":
-            build_env(args.env, args.python, editable=args.editable)
+            env, editable = (class_env_for() if args.auto else (args.env, args.editable))
+            if env is None:
+                raise ClassSetupError("give --env PATH or --auto")
+            build_env(env, args.python, editable=editable)
         else:
             teardown(args.state)
     except (ClassSetupError, subprocess.CalledProcessError) as exc:
