@@ -118,7 +118,7 @@ def klass() -> Iterator[dict[str, Any]]:
     port = _free_port()
     from setup_class import class_env_for
 
-    env_dir, _ = class_env_for(ROOT)  # build/hub-env, or a copy when the checkout is closed
+    env_dir, _ = class_env_for(ROOT)  # build/hub-env, or one beside a copy if ROOT is closed
     built = subprocess.run(
         [sys.executable, str(TOOLS / "setup_class.py"), "env", "--auto"],
         capture_output=True, text=True, check=False)

@@ -150,18 +150,45 @@ def env_stamp(python: str, editable: bool, root: Path = ROOT) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-#: Where the class environment goes when the checkout is closed to other users (a clone under
-#: ``mktemp -d`` or /root): the users' servers could neither run it nor import an editable
-#: install from there, so it is a copy, outside the checkout.
+#: Where the class environment and a copy of the checkout go when the checkout is closed to
+#: other users (a clone under ``mktemp -d`` or /root): the users' servers could neither run an
+#: environment inside it nor import an editable install from it.
 SHARED_ENV = Path("/var/tmp/minirt-class-env")
+SHARED_SRC = Path("/var/tmp/minirt-class-src")
 
 
-def class_env_for(root: Path = ROOT) -> tuple[Path, bool]:
-    """The class environment for this checkout and whether it is editable: ``build/hub-env``
-    (editable) when every user can enter the checkout, else :data:`SHARED_ENV` (a copy)."""
+def class_env_for(root: Path = ROOT) -> tuple[Path, Path]:
+    """(environment, source) for this checkout: ``build/hub-env`` installed editable from the
+    checkout when every user can enter it, else :data:`SHARED_ENV` installed editable from
+    :data:`SHARED_SRC`, a world-readable copy of the checkout's tracked files (the same layout,
+    so the graders' sandbox sees what it sees in an open checkout)."""
     if _open_to_all(root) is None:
-        return root / "build" / "hub-env", True
-    return SHARED_ENV, False
+        return root / "build" / "hub-env", root
+    return SHARED_ENV, SHARED_SRC
+
+
+def copy_checkout(root: Path, dest: Path) -> Path:
+    """Replace ``dest`` with a copy of the files git tracks in ``root``, readable by everyone."""
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True,
+                            check=False)
+    if listed.returncode != 0:
+        raise ClassSetupError(f"{root} is not a git checkout: cannot copy it for the class")
+    tmp = dest.with_name(dest.name + ".new")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for rel in filter(None, listed.stdout.decode().split("\0")):
+        src = root / rel
+        if src.is_file():
+            target = tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target)
+    for dirpath, _dirs, filenames in os.walk(tmp):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            os.chmod(p, os.stat(p).st_mode | 0o044)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(tmp, dest)
+    return dest
 
 
 def build_env(env: Path, python: str = "/usr/bin/python3", *, editable: bool = False,
@@ -347,9 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--python", default="/usr/bin/python3")
     e.add_argument("--editable", action="store_true", help="install this checkout editable")
     e.add_argument("--auto", action="store_true",
-                   help="choose --env and --editable for this checkout (build/hub-env, editable, "
-                        "when other users can enter the checkout; else a copy in "
-                        f"{SHARED_ENV})")
+                   help="build/hub-env, editable, when other users can enter this checkout; else "
+                        f"{SHARED_ENV}, editable from a copy of the checkout in {SHARED_SRC}")
     t = sub.add_parser("teardown", help="remove the users setup created and the class folder")
     t.add_argument("--state", required=True, type=Path)
     args = ap.parse_args(argv)
@@ -362,10 +388,16 @@ def main(argv: list[str] | None = None) -> int:
                   password=args.password, pam=args.pam, api_token=args.api_token,
                   late_penalty=args.late_penalty)
         elif args.cmd == "env":
-            env, editable = (class_env_for() if args.auto else (args.env, args.editable))
-            if env is None:
+            if args.auto:
+                env, src = class_env_for()
+                if src != ROOT:
+                    say(f"{ROOT} is closed to other users: the class runs a copy in {src}")
+                    copy_checkout(ROOT, src)
+                build_env(env, args.python, editable=True, root=src)
+            elif args.env is None:
                 raise ClassSetupError("give --env PATH or --auto")
-            build_env(env, args.python, editable=editable)
+            else:
+                build_env(args.env, args.python, editable=args.editable)
         else:
             teardown(args.state)
     except (ClassSetupError, subprocess.CalledProcessError) as exc:
