@@ -28,7 +28,8 @@ guarantees and what it does not):
   the digest of the exact effect, re-checked at dispatch
 - :mod:`minirt.scheduler` — ``parallel``: dependency- and conflict-aware waves, deterministic joins
 - :mod:`minirt.race` — ``race``: first of N succeed, losers cancelled, the winner journaled as a
-  decision so a replay returns it
+  decision so a replay returns it (``from minirt import race`` is always this module; the
+  function is ``minirt.race.race``, exported as ``race_calls``)
 - :mod:`minirt.cancel` — durable cancellation stages, nested deadlines, bounded cleanup
   (``from minirt import cancel`` is always this module; the request function is ``cancel_run``)
 - :mod:`minirt.dispatch` — the one tool-call pipeline, the ToolCall factory, DispatchPolicy
@@ -94,6 +95,9 @@ _LAZY = {
     **dict.fromkeys(["ApprovalGate", "Secret", "Credentials", "Capability", "Receipt",
                      "GuardedTool", "request_approval", "call_approved"], "approvals"),
     **dict.fromkeys(["parallel", "Call", "ref"], "scheduler"),
+    # issue 22: first of N, journaled
+    **dict.fromkeys(["race_calls", "Raced", "RaceLost", "RaceInvalid", "EntrantCancelled",
+                     "EntrantUnknown"], "race"),
     **dict.fromkeys(["cancel_run", "CancellableRuntime", "Cancelled", "fail_after",
                      "move_on_after", "fail_at", "move_on_at", "Cleanup"], "cancel"),
     **dict.fromkeys(["BudgetHook", "BudgetExceeded", "Dimension"], "budget"),
@@ -109,7 +113,8 @@ _LAZY = {
 }
 #: Submodules whose name is also a function of theirs: ``minirt.cancel`` is always the module
 #: (on a fresh import and after ``import minirt.cancel`` alike); the function is ``cancel_run``.
-_MODULES = frozenset({"cancel"})
+#: The same for ``minirt.race`` (the function is ``race_calls``, or ``minirt.race.race``).
+_MODULES = frozenset({"cancel", "race"})
 _LAZY.pop("Runtime")  # imported eagerly above
 
 

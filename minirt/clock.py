@@ -6,6 +6,7 @@ durations relative to now.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Protocol
 
@@ -22,13 +23,25 @@ class SystemClock:
 
 
 class FakeClock:
-    """A clock that moves only when told to. Safe to share between runtimes in one test."""
+    """A clock that moves only when told to. Safe to share between runtimes in one test.
 
-    def __init__(self, start: float = 1_000_000.0) -> None:
+    ``tick`` (seconds, default 0): how far the clock moves after each reading, so that events
+    written one after another get distinct times, as on a real clock (a fake clock standing still
+    draws a race's winner and its cancelled losers ending at the same instant)."""
+
+    def __init__(self, start: float = 1_000_000.0, *, tick: float = 0.0) -> None:
+        if tick < 0:
+            raise ValueError("a FakeClock never goes backwards: tick must be >= 0")
         self._now = float(start)
+        self.tick = float(tick)
+        self._lock = threading.Lock() if tick else None  # a still clock stays copyable
 
     def now(self) -> float:
-        return self._now
+        if self._lock is None:
+            return self._now
+        with self._lock:
+            now, self._now = self._now, self._now + self.tick
+            return now
 
     def advance(self, seconds: float) -> float:
         """Move forward by ``seconds`` (never backwards) and return the new time."""

@@ -22,10 +22,22 @@ How a race runs (first execution):
 3. as soon as the ``want``-th success is in hand the scope is cancelled (before that result is
    journaled, so a sibling that has not started its tool yet never does); the losers stop at
    their next cancellation point, and the race waits for every one of them (no orphan thread);
-4. ONE write: a ``tool_error`` record for every entrant that ended without an answer
-   (:class:`EntrantCancelled` at a cancellation point, :class:`EntrantUnknown` for a lost
-   answer) and the decision. A loser that answered before it saw the cancel keeps its journaled
-   result (status ``finished``): its effect happened and is not lost.
+4. ONE write: a terminal record for every entrant that ended without an answer, and the
+   decision. A loser the race cancelled is a **cancellation**, not an error: its record says
+   ``"outcome": "cancelled"``, with ``cancelled_at`` (when the race cancelled the scope, the
+   instant the ``want``-th success came in) and ``stopped_at`` (when the loser came back from
+   its cancellation point); one whose answer was lost says ``"outcome": "unknown"``. The
+   decision's payload holds ``cancelled_at`` too (None: the race cancelled nothing). A loser
+   that answered before it saw the cancel keeps its journaled result (status ``finished``): its
+   effect happened and is not lost.
+
+The journal has no position-closing kind for a cancellation (``tool_result`` is a value,
+``wait_result`` a wait; ``cancel_*`` are the run's own stages, with no position), so the record's
+kind is ``tool_error`` and it still carries an error record (:class:`EntrantCancelled`,
+:class:`EntrantUnknown`) for readers that know nothing of races; the race, its replay and
+:func:`minirt.viz.scheduler.timeline` read the named ``outcome`` (:func:`recorded_fate`). A
+journal written before these fields (main at a14dc0a) replays unchanged: its fates are read
+from the error's type and its decision, and its bars end at the records' own times.
 
 Invariant: after a race returns (or raises :class:`RaceLost`), every entrant's position holds a
 terminal record (a result, an error, a cancellation or an unknown outcome) and the decision
@@ -49,6 +61,9 @@ journaled); that an unknown loser is reconciled (the race records it as unknown 
 key and does not look it up or resend it once the race is won); that the fastest entrant wins
 when the parent is slow (the winner is the first *journaled* success, in the order the parent
 took the answers); the async runtime (:mod:`minirt.aio`) has no race yet.
+
+``from minirt import race`` is always this module (as ``minirt.cancel`` is); the function is
+``minirt.race.race``, also exported as ``minirt.race_calls``.
 """
 
 from __future__ import annotations
@@ -230,6 +245,8 @@ class _Race:
         self.why: dict[int, str] = {}  # unknown entrants: why
         self.winners: list[int] = []
         self.values: dict[int, Any] = {}
+        self.cancelled_at: float | None = None  # when the race cancelled its scope
+        self.stopped_at: dict[int, float] = {}  # cancelled entrants: when each came back
 
     def run(self, dp: int, name: str, prompt_digest: str) -> Raced:
         ctx = self.ctx
@@ -260,8 +277,7 @@ class _Race:
                 self.fate[i] = FINISHED  # a success; whether it won is decided by the order
                 self.values[i] = self.ctx.journal.payload(pos.outcome)["value"]
             elif pos.outcome is not None:
-                err = self.ctx.journal.payload(pos.outcome)["error"]
-                self.fate[i] = _FATE_OF_ERROR.get(str(err.get("type")), FAILED)
+                self.fate[i] = recorded_fate(self.ctx.journal.payload(pos.outcome))
             else:  # an intent without an outcome: resent with its key, or recorded as unknown
                 self.open[i] = dispatch.recorded_call(self.ctx, pos, self.tools[i])
 
@@ -357,6 +373,7 @@ class _Race:
         ctx, tool, faults = self.ctx, self.tools[i], self.ctx.runtime.faults
         if kind == "cancelled":
             self.fate[i], self.open[i] = CANCELLED, call
+            self.stopped_at[i] = ctx.now_raw()
             return
         if dispatch.is_unknown(tool, kind, value):
             self.fate[i], self.open[i] = UNKNOWN, call
@@ -365,6 +382,7 @@ class _Race:
         if kind == dispatch.VALUE:
             won = len(self.winners) < self.want
             if won and len(self.winners) + 1 == self.want:
+                self.cancelled_at = ctx.now_raw()
                 scope.cancel()  # before the winner's result is journaled: no sibling starts now
             self.values[i] = dispatch.settle(ctx, tool, call, kind, value)
             self.fate[i] = WON if won else FINISHED
@@ -387,23 +405,27 @@ class _Race:
     def _decide(self, dp: int, name: str, prompt_digest: str) -> Raced:
         ctx, rt = self.ctx, self.ctx.runtime
         events = []
+        now = ctx.now_raw()
         for i, call in sorted(self.open.items()):
+            record: dict[str, Any] = {"effect_key": call.effect_key}
             if self.fate[i] == CANCELLED:
+                record.update(outcome=CANCELLED, cancelled_at=self.cancelled_at,
+                              stopped_at=self.stopped_at.get(i))
                 err: MinirtError = EntrantCancelled(tool=call.tool, effect_key=call.effect_key)
             else:
+                record["outcome"] = UNKNOWN
                 err = EntrantUnknown(tool=call.tool, effect_key=call.effect_key,
                                      reason=self.why.get(i, "no answer"))
-            events.append(new_event(rt.store, KIND.TOOL_ERROR, call.step,
-                                    {"effect_key": call.effect_key, "error": err.to_record()},
-                                    ctx.now_raw()))
+            record["error"] = err.to_record()  # for readers that know nothing of races
+            events.append(new_event(rt.store, KIND.TOOL_ERROR, call.step, record, now))
         steps_of = {p: i for i, (p, _) in enumerate(self.slots)}
         answered = [self.names[steps_of[p]] for p in completion_order(ctx, steps_of)]
         outcomes = {self.names[i]: self.fate.get(i, UNKNOWN) for i in range(len(self.names))}
         output = normalise({"winners": [self.names[i] for i in self.winners],
                             "order": answered, "outcomes": outcomes, "want": self.want})
         events.append(new_event(rt.store, KIND.DECISION, dp,
-                                {"name": name, "prompt_digest": prompt_digest, "output": output},
-                                ctx.now_raw()))
+                                {"name": name, "prompt_digest": prompt_digest, "output": output,
+                                 "cancelled_at": self.cancelled_at}, now))
         rt.faults.hit("before_decision_record", step=dp)
         ctx.append(*events)
         rt.faults.hit("after_decision_record", step=dp)
@@ -417,11 +439,21 @@ class _Race:
         return raced
 
 
-def recorded_fate(error_record: Mapping[str, Any]) -> str:
-    """The fate a recorded ``tool_error`` of an entrant stands for (cancelled, unknown, failed)."""
-    return _FATE_OF_ERROR.get(str(error_record.get("type")), FAILED)
+def recorded_fate(record: Mapping[str, Any]) -> str:
+    """The fate an entrant's recorded ``tool_error`` stands for (cancelled, unknown, failed).
 
+    ``record`` is the outcome's payload: its named ``outcome`` when it has one, else (a journal
+    written before it had one) the type of its error record. An error record on its own (what
+    this function took before) is read the same way."""
+    if record.get("outcome") in (CANCELLED, UNKNOWN):
+        return str(record["outcome"])
+    err = record.get("error", record)
+    return _FATE_OF_ERROR.get(str(err.get("type")) if isinstance(err, Mapping) else "", FAILED)
+
+
+#: ``race`` under a name that is not its module's: ``from minirt import race_calls``.
+race_calls = race
 
 __all__ = ["CANCELLED", "FAILED", "FINISHED", "RACEABLE", "UNKNOWN", "WON", "EntrantCancelled",
-           "EntrantUnknown", "RaceInvalid", "RaceLost", "Raced", "race",
+           "EntrantUnknown", "RaceInvalid", "RaceLost", "Raced", "race", "race_calls",
            "recorded_fate"]

@@ -4,11 +4,16 @@
   data dependencies as solid arrows, resource conflicts as dashed red arrows labelled with the
   resource (from the earlier step to the later one, the order the plan keeps).
 - :func:`timeline`: plain data from a journal, one :class:`Bar` per fan-out step: its wave (from
-  the ``wave`` events), its start (the time its intent was committed: the wave's group commit),
-  its end (the time its outcome was journaled) and the incarnations that wrote them.
+  the ``wave`` events), its start (the time its intent was committed: the wave's group commit,
+  read from the ``wave`` marker that opens it, as every intent of the commit may read the clock),
+  its end (the time its outcome was journaled) and the incarnations that wrote them. A race's
+  loser (:mod:`minirt.race`) is read by its record's named outcome: a cancelled one ends at the
+  ``cancelled_at`` its record holds (when the race cancelled it, before the winner's result was
+  journaled), not at the record's own time (written after the race waited for every loser).
 - :func:`gantt`: the bars as an SVG chart (no plotting library needed), one row per step in step
   order, coloured by wave; a bar finished by a later incarnation (recovered after a crash) is
-  hatched, an open one (no outcome yet) is drawn to the right edge, dashed.
+  hatched, an open one (no outcome yet) is drawn to the right edge, dashed; a cancelled one ends
+  in a red tick; any outcome but a result is written after the bar.
 
 Guarantees: every box, arrow and bar comes from the planner's input and output or from journal
 rows; the DOT and SVG texts are deterministic (tests assert on them). Not guaranteed: a pretty
@@ -72,8 +77,9 @@ class Bar:
     tool: str
     wave: int
     start_at: float  # when the wave's intents were committed
-    end_at: float | None  # when the outcome was journaled; None: no outcome yet
-    outcome: str  # tool_result | tool_error | open
+    end_at: float | None  # when the outcome was journaled (a race's cancelled loser: when the
+    # race cancelled it); None: no outcome yet
+    outcome: str  # tool_result | tool_error | cancelled | unknown (a race's loser) | open
     started_by: int  # the incarnation that committed the intent
     ended_by: int | None  # the incarnation that journaled the outcome
 
@@ -86,10 +92,12 @@ class Bar:
 def timeline(events: Sequence[Event]) -> list[Bar]:
     """One bar per step that belongs to a recorded wave, in step order."""
     wave_of: dict[int, int] = {}
+    committed_at: dict[int, float] = {}  # step -> the time of the group commit that sent it
     for e in events:
         if e.kind == "wave":
             for s in e.payload["steps"]:
                 wave_of.setdefault(int(s), int(e.payload["wave"]))
+                committed_at.setdefault(int(s), e.at)
     intents = {e.step: e for e in events if e.kind == "intent" and e.step in wave_of}
     outcomes: dict[int, Event] = {}
     for e in events:
@@ -98,10 +106,22 @@ def timeline(events: Sequence[Event]) -> list[Bar]:
     bars = []
     for step in sorted(intents):
         i, o = intents[step], outcomes.get(step)
-        bars.append(Bar(step, i.payload["tool"], wave_of[step], i.at,
-                        None if o is None else o.at, "open" if o is None else o.kind,
+        outcome, end = ("open", None) if o is None else _outcome_of(o)
+        start = min(committed_at[step], i.at)  # one commit: the wave's marker opens it
+        bars.append(Bar(step, i.payload["tool"], wave_of[step], start, end, outcome,
                         i.incarnation, None if o is None else o.incarnation))
     return bars
+
+
+def _outcome_of(o: Event) -> tuple[str, float]:
+    """(outcome, end) of a journaled outcome; a race's loser by the outcome its record names."""
+    named = o.payload.get("outcome") if o.kind == "tool_error" else None
+    if named == "cancelled":
+        at = o.payload.get("cancelled_at")
+        return "cancelled", o.at if at is None else float(at)
+    if named == "unknown":
+        return "unknown", o.at
+    return o.kind, o.at
 
 
 class Gantt:
@@ -180,8 +200,13 @@ def gantt(bars: Sequence[Bar], *, title: str = "what ran when", width: int = 640
         if b.recovered:
             out.append(f'<rect x="{x(b.start_at)}" y="{y + 3}" width="{round(w, 1)}" '
                        f'height="{row - 8}" fill="url(#hatch)"/>')
-        if b.outcome == "tool_error":
-            out.append(f'<text x="{x(end) + 4}" y="{y + 15}" fill="{CONFLICT_COLOUR}">error</text>')
+        if b.outcome == "cancelled":  # a red tick where the race cancelled it
+            out.append(f'<line x1="{x(end)}" y1="{y + 1}" x2="{x(end)}" y2="{y + row - 3}" '
+                       f'stroke="{CONFLICT_COLOUR}" stroke-width="3"/>')
+        if b.outcome not in ("tool_result", "open"):
+            label = "error" if b.outcome == "tool_error" else html.escape(b.outcome)
+            ink = "#15803d" if b.outcome in ("won", "finished") else CONFLICT_COLOUR
+            out.append(f'<text x="{x(end) + 4}" y="{y + 15}" fill="{ink}">{label}</text>')
     for bx, skipped, _ in breaks:
         zig = " ".join(f"{bx + (4 if i % 2 else -4)},{top - 4 + i * 8}"
                        for i in range((height - 24 - top + 4) // 8 + 1))
