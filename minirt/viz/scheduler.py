@@ -124,6 +124,13 @@ def _outcome_of(o: Event) -> tuple[str, float]:
     return o.kind, o.at
 
 
+def _label(b: Bar) -> str:
+    """The text after a bar: its outcome, unless it is a plain result or still open."""
+    if b.outcome in ("tool_result", "open"):
+        return ""
+    return "error" if b.outcome == "tool_error" else b.outcome
+
+
 class Gantt:
     """An SVG Gantt chart (``_repr_svg_`` in Jupyter; ``svg`` is the deterministic text)."""
 
@@ -174,7 +181,9 @@ def gantt(bars: Sequence[Bar], *, title: str = "what ran when", width: int = 640
     row, left, top = 26, 170, 34
     t0 = min((b.start_at for b in bars), default=0.0)
     ends = [b.end_at for b in bars if b.end_at is not None]
-    x, breaks = _time_axis([b.start_at for b in bars] + ends, left, width - 20, gap_over)
+    labels = [_label(b) for b in bars]
+    room = max((6 * len(t) + 8 for t in labels if t), default=0)  # the labels after the bars
+    x, breaks = _time_axis([b.start_at for b in bars] + ends, left, width - 20 - room, gap_over)
     t1 = max(ends + [b.start_at for b in bars] + [t0])
     height = top + row * len(bars) + 30
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -203,10 +212,10 @@ def gantt(bars: Sequence[Bar], *, title: str = "what ran when", width: int = 640
         if b.outcome == "cancelled":  # a red tick where the race cancelled it
             out.append(f'<line x1="{x(end)}" y1="{y + 1}" x2="{x(end)}" y2="{y + row - 3}" '
                        f'stroke="{CONFLICT_COLOUR}" stroke-width="3"/>')
-        if b.outcome not in ("tool_result", "open"):
-            label = "error" if b.outcome == "tool_error" else html.escape(b.outcome)
+        if labels[r]:
             ink = "#15803d" if b.outcome in ("won", "finished") else CONFLICT_COLOUR
-            out.append(f'<text x="{x(end) + 4}" y="{y + 15}" fill="{ink}">{label}</text>')
+            out.append(f'<text x="{x(end) + 4}" y="{y + 15}" fill="{ink}">'
+                       f'{html.escape(labels[r])}</text>')
     for bx, skipped, _ in breaks:
         zig = " ".join(f"{bx + (4 if i % 2 else -4)},{top - 4 + i * 8}"
                        for i in range((height - 24 - top + 4) // 8 + 1))
@@ -215,6 +224,7 @@ def gantt(bars: Sequence[Bar], *, title: str = "what ran when", width: int = 640
         out.append(f'<text x="{bx}" y="{height - 24}" text-anchor="middle" fill="#64748b">'
                    f'+{round(skipped)} s</text>')
     out.append(f'<text x="{left}" y="{height - 8}" fill="#475569">t = 0 at the first commit; '
-               f'{round(t1 - t0, 3)} s in all · hatched: finished by a later incarnation</text>')
+               f'{round(t1 - t0, 3)} s in all · hatched: finished by a later incarnation'
+               f'{" · red tick: cancelled" if "cancelled" in labels else ""}</text>')
     out.append("</svg>")
     return Gantt("\n".join(out), bars)
