@@ -178,7 +178,7 @@ def gantt(bars: Sequence[Bar], *, title: str = "what ran when", width: int = 640
 
     A gap longer than ``gap_over`` seconds with nothing running in the first execution (a crash
     and its recovery an hour later) is collapsed to a zig-zag and labelled with its length."""
-    row, left, top = 26, 170, 34
+    row, left, top = 26, 170, 44  # the wave labels sit below the title line
     t0 = min((b.start_at for b in bars), default=0.0)
     ends = [b.end_at for b in bars if b.end_at is not None]
     labels = [_label(b) for b in bars]
