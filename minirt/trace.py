@@ -160,6 +160,25 @@ def journal_spans(store: Store, run_id: str) -> list[SpanRecord]:
     return out
 
 
+def _outcome_name(outcome: Event | None) -> str:
+    """The span's ``minirt.outcome``: the outcome's kind, or ``cancelled`` for an error record a
+    race wrote for an entrant it cancelled (:mod:`minirt.race` names it in the payload)."""
+    if outcome is None:
+        return "unresolved"
+    if outcome.kind == "tool_error" and outcome.payload.get("outcome") == "cancelled":
+        return "cancelled"
+    return outcome.kind
+
+
+def _status(outcome: Event | None) -> str:
+    """OpenTelemetry's status: unset while unresolved or when cancelled (a cancellation is not
+    the tool's error), error for a tool error, ok otherwise."""
+    name = _outcome_name(outcome)
+    if name in ("unresolved", "cancelled"):
+        return "unset"
+    return "error" if name == "tool_error" else "ok"
+
+
 def _position_spans(run_id: str, step: int, rows: list[Event]) -> list[SpanRecord]:
     tid = trace_id_for(run_id)
     opening = next((e for e in rows if e.kind in OPENING_KINDS), None)
@@ -188,9 +207,8 @@ def _position_spans(run_id: str, step: int, rows: list[Event]) -> list[SpanRecor
     op = SpanRecord(f"tool {p['tool']}", tid, work_span_id(run_id, step, key), parent, opening.at,
                     end, {**attrs, "minirt.tool": p["tool"], "minirt.effect_key": key,
                           "minirt.effect": p.get("effect", ""),
-                          "minirt.outcome": outcome.kind if outcome else "unresolved"},
-                    notes, "unset" if outcome is None else
-                    ("error" if outcome.kind == "tool_error" else "ok"))
+                          "minirt.outcome": _outcome_name(outcome)},
+                    notes, _status(outcome))
     sends = [(1, opening)] + [(int(e.payload["attempt"]), e) for e in rows if e.kind == "attempt"]
     spans = [op]
     for i, (n, sent) in enumerate(sends):

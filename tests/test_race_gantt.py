@@ -151,3 +151,19 @@ def test_a_ticking_fake_clock_moves_after_each_reading_and_never_backwards() -> 
     assert clock.now() == 10.0 and FakeClock(3.0).now() == FakeClock(3.0).now() == 3.0
     with pytest.raises(ValueError, match="backwards"):
         FakeClock(0.0, tick=-1.0)
+
+
+# -- the trace: a cancelled entrant's span is not a tool error -----------------------------------
+
+def test_a_cancelled_entrants_span_says_cancelled_not_error(tmp_path: Path) -> None:
+    from minirt.trace import journal_spans
+
+    rt = main_race.make_runtime(tmp_path / "t.sqlite", FakeClock(0.0, tick=0.01))
+    rt.run(rt.start("quote", None, run_id="q")).result()
+    tools = {s.attributes["minirt.tool"]: s for s in journal_spans(rt.store, "q")
+             if "minirt.tool" in s.attributes and s.name.startswith("tool ")}
+    rt.close()
+    assert tools["us"].attributes["minirt.outcome"] == "tool_result" and tools["us"].status == "ok"
+    for loser in LOSERS:
+        assert tools[loser].attributes["minirt.outcome"] == "cancelled"
+        assert tools[loser].status == "unset"  # OpenTelemetry: a cancellation is not an error
