@@ -605,7 +605,20 @@ def register(
     return release
 
 
+def _stage(module: Module, lay: Layout, learner: str, notebook: Path) -> Path:
+    """A private copy of the learner's notebook, taken once: the out-of-kernel grader reads it
+    and, once the drill is registered, it becomes the submission (so both graders see the same
+    bytes even if the learner saves again meanwhile). Nothing of the previous attempt is touched."""
+    folder = lay.build / "oracle" / module.slug
+    folder.mkdir(parents=True, exist_ok=True)
+    dest = folder / f".{learner}.staged.ipynb"
+    shutil.copyfile(notebook, dest)
+    return dest
+
+
 def _submit(module: Module, lay: Layout, learner: str, notebook: Path) -> Path:
+    """Replace the learner's previous submission (and its feedback) with `notebook`; called only
+    once the drill is registered, so a refused grading leaves the previous attempt as it was."""
     folder = lay.submitted / learner / module.slug
     if folder.exists():
         shutil.rmtree(folder)
@@ -766,11 +779,15 @@ def autograde_many(
     # gradebook, so it runs alongside generate_assignment too.
     runner = _warm_runner(lay)
     oracles: _OracleRuns | None = None
+    staged: dict[str, Path] = {}
     try:
-        submitted = {name: _submit(module, lay, name, Path(path))
-                     for name, path in submissions.items()}
-        oracles = _OracleRuns(module, lay, submitted) if oracle else None
+        staged = {name: _stage(module, lay, name, Path(path))
+                  for name, path in submissions.items()}
+        oracles = _OracleRuns(module, lay, staged) if oracle else None
         register(module.id, lay.root, verbose=verbose, runner=runner)
+        # Only now that the drill is registered does this attempt replace the previous one.
+        for name, path in staged.items():
+            _submit(module, lay, name, path)
         failed = _autograde(module, lay, learners, one_per_run, verbose, runner)
         verdicts = oracles.collect() if oracles is not None else {}
         graded = [n for n in learners if n not in failed]
@@ -792,6 +809,8 @@ def autograde_many(
             oracles.stop()
         if runner is not None:
             runner.close()
+        for path in staged.values():
+            path.unlink(missing_ok=True)
     source_nb = _read_notebook(lay.source / module.slug / NOTEBOOK_NAME, "drill source")
     hidden = hidden_test_lines(source_nb)
     seconds = time.monotonic() - started
@@ -856,7 +875,7 @@ class _OracleRuns:
     def _fill(self) -> None:
         while self.todo and len(self.running) < self.PARALLEL:
             name, path = self.todo.pop(0)
-            out = self.out_dir / f"{name}.json"
+            out = self.out_dir / f".{name}.json.part"  # <name>.json once collected
             out.unlink(missing_ok=True)
             log = self.lay.build / "logs" / f"oracle-{self.module.slug}-{name}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
@@ -872,10 +891,11 @@ class _OracleRuns:
     def stop(self) -> None:
         """Kill whatever is still running (collect() was not reached: an error came first)."""
         self.todo.clear()
-        for proc, _, _ in self.running.values():
+        for proc, out, _ in self.running.values():
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+            out.unlink(missing_ok=True)
         self.running.clear()
 
     def collect(self) -> dict[str, Any]:
@@ -889,8 +909,11 @@ class _OracleRuns:
                     proc.kill()
                     proc.wait()
                 del self.running[name]
+                final = self.out_dir / f"{name}.json"
+                final.unlink(missing_ok=True)
                 try:
                     self.done[name] = OracleResult.from_dict(json.loads(out.read_text("utf-8")))
+                    os.replace(out, final)
                 except (OSError, ValueError, KeyError, TypeError):
                     self.done[name] = (f"the out-of-kernel grader gave no result (exit "
                                        f"{proc.returncode}; log: {_rel(self.lay, log)})")
@@ -1030,13 +1053,15 @@ def _record(
     snapshots = evidence.parent / module.id
     snapshots.mkdir(parents=True, exist_ok=True)
     snapshot = snapshots / f"attempt-{attempts:03d}.ipynb"
-    shutil.copyfile(notebook, snapshot)
+    # The bytes that were graded (the learner may have saved the notebook again meanwhile).
+    graded = report.submitted_path if report.submitted_path.is_file() else notebook
+    shutil.copyfile(graded, snapshot)
     entry = {
         "command": command,
         "time": when,
         "learner": report.learner,
         "input": _rel(lay, notebook.resolve()),
-        "input_sha256": hashlib.sha256(notebook.read_bytes()).hexdigest(),
+        "input_sha256": hashlib.sha256(graded.read_bytes()).hexdigest(),
         "snapshot": _rel(lay, snapshot),
         "score": report.score,
         "max": report.max_score,
