@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minirt_course.course import catalog, nbrun
+from minirt_course.course import catalog, gradebook, nbrun
 from minirt_course.course.catalog import Module
 
 __all__ = [
@@ -599,6 +599,7 @@ def register(
         and (db_file is None or db_file.is_file())
     )
     if not fresh:
+        gradebook.ensure(lay.db_url)  # a new gradebook without nbgrader's `alembic heads` run
         generate_release(module.id, lay.root, release_dir=release_root, verbose=verbose,
                          runner=runner)
         stamp.write_text(want)
