@@ -23,6 +23,7 @@ def test_a_forked_command_ends_as_the_plain_command_does(tmp_path: Path) -> None
     cases = [["autograde", "no-such-drill"], ["--version"], ["autograde", "no-such-drill"]]
     with nbrun.Runner(tmp_path, nbgrade.nbgrader_env()) as runner:
         forked = [runner.run(args, tmp_path / f"{i}.log") for i, args in enumerate(cases)]
+        assert runner.last_cpu is not None and runner.last_cpu > 0  # the command's, by wait4
     plain = [_plain(args, tmp_path) for args in cases[:2]]
     assert forked == [plain[0][0], plain[1][0], plain[0][0]] == [1, 0, 1], (
         "each forked command must exit as `python -m nbgrader` does, a failed one leaving the "
