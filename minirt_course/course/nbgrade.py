@@ -5,9 +5,15 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
 1. checks the module id, the notebook (exists, is a notebook, has exactly the graded cells of the
    release: nbgrader's own message for a deleted or copied graded cell is a misleading "old
    metadata format"), and the learner name;
-2. registers the drill in the gradebook (`nbgrader generate_assignment` into build/release, so the
-   learner's drills/ copy is never overwritten), only when the source or config changed;
-3. copies the notebook to build/submitted/<learner>/<slug>/drill.ipynb;
+2. takes one private copy of the notebook (build/oracle/<slug>/.<learner>.staged.ipynb): the
+   out-of-kernel grader starts on it at once, and it is what nbgrader grades too;
+   registers the drill in the gradebook (`nbgrader generate_assignment` into build/release, so the
+   learner's drills/ copy is never overwritten), only when the source or config changed; a
+   missing gradebook is first created as nbgrader would (:mod:`minirt_course.course.gradebook`,
+   without nbgrader's `alembic heads` subprocess);
+3. only then (a refused registration, e.g. DrillChangedSinceGraded, leaves the previous attempt,
+   its feedback and out-of-kernel result untouched) copies that staged copy to
+   build/submitted/<learner>/<slug>/drill.ipynb, removing the previous attempt's feedback;
 4. runs `nbgrader autograde` and `nbgrader generate_feedback` for that learner only, from the
    course root with the virtualenv's bin/ on PATH (nbgrader calls `alembic`), capturing nbgrader's
    log to build/logs/ instead of the terminal; each command is a process of its own, forked from
@@ -17,8 +23,8 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
 5. reads the scores from the gradebook (nbgrader.api.Gradebook) and the first line of each failing
    cell's error from the autograded notebook ("AssertionError: [stale-completion] ...");
 6. grades the same notebook out of the learner's reach (:mod:`minirt_course.course.oracle`, started
-   as soon as the notebook is copied, before generate_assignment, and run alongside nbgrader): the answer cells run in a process of their own, the
-   drill's tests in another, only JSON crosses. The score of each cell is min(in-kernel,
+   on the staged copy, before generate_assignment, and run alongside nbgrader): the answer
+   cells run in a process of their own, the drill's tests in another, only JSON crosses. The score of each cell is min(in-kernel,
    out-of-kernel), written into the gradebook as nbgrader's manual score (so the feedback and
    `nbgrader export` report it); a cell whose two scores differ says so and why;
 7. checks that the feedback HTML contains no line of the hidden tests, and records the attempt in
