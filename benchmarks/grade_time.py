@@ -5,7 +5,10 @@ cell filled back in from the source, as tests/test_drills_honesty.py does) with 
 `nbgrade.grade` path, in a fresh temporary copy of the course (its own gradebook), so the first
 grading pays `generate_assignment` and later gradings do not. It reports, per step, the wall time
 and the CPU time of the child processes (nbgrader, the out-of-kernel grader and its learner
-processes), plus the load average before and after, because the machine may be shared.
+processes), plus the load average before and after, because the machine may be shared. A step's
+CPU is its nbgrader command's with its kernel (reported by the warm template); "rest" is the child
+CPU no step accounts for: the template's imports, the out-of-kernel grader and its learner
+processes.
 Guarantees: the grading really runs and must score full marks (a failed grading is an error, not
 a figure). Not guaranteed: quiet-machine absolutes; compare shares and interleaved runs.
 
@@ -51,11 +54,17 @@ class _Steps:
     def __enter__(self) -> _Steps:
         def timed(lay: Any, args: list[str], log_name: str, **kw: Any) -> Any:
             t0, c0 = time.perf_counter(), _child_cpu()
+            runner = kw.get("runner")
+            if runner is not None:
+                runner.last_cpu = None
             try:
                 return self._orig(lay, args, log_name, **kw)
             finally:
+                # a forked command's CPU (its kernel's included) as the warm template measured
+                # it (os.wait4); a plain `python -m nbgrader` is this process's child
+                forked = getattr(runner, "last_cpu", None)
                 self.rows.append((f"nbgrader {args[0]}", time.perf_counter() - t0,
-                                  _child_cpu() - c0))
+                                  forked if forked is not None else _child_cpu() - c0))
 
         nbgrade._run_nbgrader = timed
         return self
@@ -120,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                 r["run"] = "first" if i == 0 else "later"
                 out.append(r)
                 steps = "  ".join(f"{n.split()[1]} {w:.1f}s/{c:.1f}cpu" for n, w, c in r["steps"])
+                steps += f"  rest {r['child_cpu'] - sum(c for _, _, c in r['steps']):.1f}cpu"
                 print(f"{mid} {r['run']:5s} wall {r['wall']:5.1f}s child-cpu {r['child_cpu']:5.1f}s"
                       f" oracle {r['oracle_seconds']:4.1f}s load {r['load'][0]:.1f}->"
                       f"{r['load'][1]:.1f} | {steps} | kernel "

@@ -23,6 +23,7 @@ def test_a_forked_command_ends_as_the_plain_command_does(tmp_path: Path) -> None
     cases = [["autograde", "no-such-drill"], ["--version"], ["autograde", "no-such-drill"]]
     with nbrun.Runner(tmp_path, nbgrade.nbgrader_env()) as runner:
         forked = [runner.run(args, tmp_path / f"{i}.log") for i, args in enumerate(cases)]
+        assert runner.last_cpu is not None and runner.last_cpu > 0  # the command's, by wait4
     plain = [_plain(args, tmp_path) for args in cases[:2]]
     assert forked == [plain[0][0], plain[1][0], plain[0][0]] == [1, 0, 1], (
         "each forked command must exit as `python -m nbgrader` does, a failed one leaving the "
@@ -40,3 +41,26 @@ def test_a_dead_template_is_a_named_error(tmp_path: Path) -> None:
     with pytest.raises(nbrun.RunnerDied):
         runner.run(["--version"], tmp_path / "x.log")
     runner.close()
+
+
+def test_the_template_skips_only_what_no_nbgrader_check_uses(tmp_path: Path) -> None:
+    """rfc3987_syntax (jsonschema's optional IRI format) is skipped in the template; nbformat's
+    validation, which nbgrader's commands rely on, still refuses a malformed notebook there."""
+    probe = """
+import io, sys
+from minirt_course.course import nbrun
+nbrun.serve(io.StringIO(""), io.StringIO())
+assert sys.modules["rfc3987_syntax"] is None and "nbformat" in sys.modules
+import nbformat
+good = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+nbformat.validate(good)
+bad = nbformat.from_dict({**good, "cells": [{"cell_type": "code", "metadata": {}}]})
+try:
+    nbformat.validate(bad)
+except nbformat.ValidationError:
+    print("refused")
+"""
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                         text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "refused"

@@ -5,9 +5,15 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
 1. checks the module id, the notebook (exists, is a notebook, has exactly the graded cells of the
    release: nbgrader's own message for a deleted or copied graded cell is a misleading "old
    metadata format"), and the learner name;
-2. registers the drill in the gradebook (`nbgrader generate_assignment` into build/release, so the
-   learner's drills/ copy is never overwritten), only when the source or config changed;
-3. copies the notebook to build/submitted/<learner>/<slug>/drill.ipynb;
+2. takes one private copy of the notebook (build/oracle/<slug>/.<learner>.staged.ipynb): the
+   out-of-kernel grader starts on it at once, and it is what nbgrader grades too;
+   registers the drill in the gradebook (`nbgrader generate_assignment` into build/release, so the
+   learner's drills/ copy is never overwritten), only when the source or config changed; a
+   missing gradebook is first created as nbgrader would (:mod:`minirt_course.course.gradebook`,
+   without nbgrader's `alembic heads` subprocess);
+3. only then (a refused registration, e.g. DrillChangedSinceGraded, leaves the previous attempt,
+   its feedback and out-of-kernel result untouched) copies that staged copy to
+   build/submitted/<learner>/<slug>/drill.ipynb, removing the previous attempt's feedback;
 4. runs `nbgrader autograde` and `nbgrader generate_feedback` for that learner only, from the
    course root with the virtualenv's bin/ on PATH (nbgrader calls `alembic`), capturing nbgrader's
    log to build/logs/ instead of the terminal; each command is a process of its own, forked from
@@ -17,8 +23,8 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
 5. reads the scores from the gradebook (nbgrader.api.Gradebook) and the first line of each failing
    cell's error from the autograded notebook ("AssertionError: [stale-completion] ...");
 6. grades the same notebook out of the learner's reach (:mod:`minirt_course.course.oracle`, started
-   as soon as the notebook is copied, before generate_assignment, and run alongside nbgrader): the answer cells run in a process of their own, the
-   drill's tests in another, only JSON crosses. The score of each cell is min(in-kernel,
+   on the staged copy, before generate_assignment, and run alongside nbgrader): the answer
+   cells run in a process of their own, the drill's tests in another, only JSON crosses. The score of each cell is min(in-kernel,
    out-of-kernel), written into the gradebook as nbgrader's manual score (so the feedback and
    `nbgrader export` report it); a cell whose two scores differ says so and why;
 7. checks that the feedback HTML contains no line of the hidden tests, and records the attempt in
@@ -50,7 +56,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minirt_course.course import catalog, nbrun
+from minirt_course.course import catalog, gradebook, nbrun
 from minirt_course.course.catalog import Module
 
 __all__ = [
@@ -599,13 +605,27 @@ def register(
         and (db_file is None or db_file.is_file())
     )
     if not fresh:
+        gradebook.ensure(lay.db_url)  # a new gradebook without nbgrader's `alembic heads` run
         generate_release(module.id, lay.root, release_dir=release_root, verbose=verbose,
                          runner=runner)
         stamp.write_text(want)
     return release
 
 
+def _stage(module: Module, lay: Layout, learner: str, notebook: Path) -> Path:
+    """A private copy of the learner's notebook, taken once: the out-of-kernel grader reads it
+    and, once the drill is registered, it becomes the submission (so both graders see the same
+    bytes even if the learner saves again meanwhile). Nothing of the previous attempt is touched."""
+    folder = lay.build / "oracle" / module.slug
+    folder.mkdir(parents=True, exist_ok=True)
+    dest = folder / f".{learner}.staged.ipynb"
+    shutil.copyfile(notebook, dest)
+    return dest
+
+
 def _submit(module: Module, lay: Layout, learner: str, notebook: Path) -> Path:
+    """Replace the learner's previous submission (and its feedback) with `notebook`; called only
+    once the drill is registered, so a refused grading leaves the previous attempt as it was."""
     folder = lay.submitted / learner / module.slug
     if folder.exists():
         shutil.rmtree(folder)
@@ -766,11 +786,15 @@ def autograde_many(
     # gradebook, so it runs alongside generate_assignment too.
     runner = _warm_runner(lay)
     oracles: _OracleRuns | None = None
+    staged: dict[str, Path] = {}
     try:
-        submitted = {name: _submit(module, lay, name, Path(path))
-                     for name, path in submissions.items()}
-        oracles = _OracleRuns(module, lay, submitted) if oracle else None
+        staged = {name: _stage(module, lay, name, Path(path))
+                  for name, path in submissions.items()}
+        oracles = _OracleRuns(module, lay, staged) if oracle else None
         register(module.id, lay.root, verbose=verbose, runner=runner)
+        # Only now that the drill is registered does this attempt replace the previous one.
+        for name, path in staged.items():
+            _submit(module, lay, name, path)
         failed = _autograde(module, lay, learners, one_per_run, verbose, runner)
         verdicts = oracles.collect() if oracles is not None else {}
         graded = [n for n in learners if n not in failed]
@@ -792,6 +816,8 @@ def autograde_many(
             oracles.stop()
         if runner is not None:
             runner.close()
+        for path in staged.values():
+            path.unlink(missing_ok=True)
     source_nb = _read_notebook(lay.source / module.slug / NOTEBOOK_NAME, "drill source")
     hidden = hidden_test_lines(source_nb)
     seconds = time.monotonic() - started
@@ -856,7 +882,7 @@ class _OracleRuns:
     def _fill(self) -> None:
         while self.todo and len(self.running) < self.PARALLEL:
             name, path = self.todo.pop(0)
-            out = self.out_dir / f"{name}.json"
+            out = self.out_dir / f".{name}.json.part"  # <name>.json once collected
             out.unlink(missing_ok=True)
             log = self.lay.build / "logs" / f"oracle-{self.module.slug}-{name}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
@@ -872,10 +898,11 @@ class _OracleRuns:
     def stop(self) -> None:
         """Kill whatever is still running (collect() was not reached: an error came first)."""
         self.todo.clear()
-        for proc, _, _ in self.running.values():
+        for proc, out, _ in self.running.values():
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+            out.unlink(missing_ok=True)
         self.running.clear()
 
     def collect(self) -> dict[str, Any]:
@@ -889,8 +916,11 @@ class _OracleRuns:
                     proc.kill()
                     proc.wait()
                 del self.running[name]
+                final = self.out_dir / f"{name}.json"
+                final.unlink(missing_ok=True)
                 try:
                     self.done[name] = OracleResult.from_dict(json.loads(out.read_text("utf-8")))
+                    os.replace(out, final)
                 except (OSError, ValueError, KeyError, TypeError):
                     self.done[name] = (f"the out-of-kernel grader gave no result (exit "
                                        f"{proc.returncode}; log: {_rel(self.lay, log)})")
@@ -1030,13 +1060,15 @@ def _record(
     snapshots = evidence.parent / module.id
     snapshots.mkdir(parents=True, exist_ok=True)
     snapshot = snapshots / f"attempt-{attempts:03d}.ipynb"
-    shutil.copyfile(notebook, snapshot)
+    # The bytes that were graded (the learner may have saved the notebook again meanwhile).
+    graded = report.submitted_path if report.submitted_path.is_file() else notebook
+    shutil.copyfile(graded, snapshot)
     entry = {
         "command": command,
         "time": when,
         "learner": report.learner,
         "input": _rel(lay, notebook.resolve()),
-        "input_sha256": hashlib.sha256(notebook.read_bytes()).hexdigest(),
+        "input_sha256": hashlib.sha256(graded.read_bytes()).hexdigest(),
         "snapshot": _rel(lay, snapshot),
         "score": report.score,
         "max": report.max_score,

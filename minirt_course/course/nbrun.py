@@ -6,7 +6,12 @@ Invariant: every nbgrader command of a grading (``generate_assignment``, ``autog
 at that moment, its output captured to a log file, its exit code reported), but the process is a
 ``fork`` of a template that imported nbgrader, nbconvert and jupyter_client once, ahead of time.
 Importing nbgrader costs about 2 s of CPU, and a grading runs two or three commands; the template
-pays it once and starts importing while the out-of-kernel grader starts.
+pays it once and starts importing while the out-of-kernel grader starts. The template makes
+:data:`SKIPPED` unimportable first: ``rfc3987_syntax``, which ``jsonschema`` imports only to add an
+``iri`` format to its FormatChecker, compiling 39 lark grammars at import (about a third of the
+template's import CPU); nbformat, nbconvert, nbclient and nbgrader validate with jsonschema but
+never with a FormatChecker, so no check they make changes (tests/test_nbrun.py checks that
+nbformat still refuses a malformed notebook there).
 
 Guarantees: the template itself never instantiates an nbgrader application, reads no
 configuration, opens no gradebook and starts no kernel, so each forked command begins from the
@@ -19,7 +24,9 @@ Not guaranteed: isolation between commands beyond what separate processes give; 
 ``fork``: :class:`Runner` is unavailable there and the caller runs ``python -m nbgrader``).
 
 Protocol (one JSON object per line): the parent writes ``{"args": [...], "log": "path"}``; the
-template answers ``{"rc": N}`` when the command has ended. EOF on stdin ends the template.
+template answers ``{"rc": N, "cpu": seconds}`` when the command has ended (``cpu``: what the
+command and the processes it waited for, its kernel included, used; null when run plainly).
+EOF on stdin ends the template.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ WARM = (
     "nbclient",
     "jupyter_client.manager",
 )
+
+#: Modules the template makes unimportable (``sys.modules[name] = None``) before it imports WARM.
+SKIPPED = ("rfc3987_syntax",)
 
 
 class RunnerDied(RuntimeError):
@@ -86,22 +96,25 @@ def _run_child(args: list[str], log: str) -> None:
     os._exit(code)
 
 
-def _one(args: list[str], log: str) -> int:
+def _one(args: list[str], log: str) -> tuple[int, float | None]:
+    """(exit code, CPU seconds of the command and the processes it waited for, e.g. its kernel)."""
     if threading.active_count() > 1:  # forking a threaded process is unsafe: run it plainly
         with open(log, "wb") as fh:
             return subprocess.run([sys.executable, "-m", "nbgrader", *args], stdin=subprocess.DEVNULL,
-                                  stdout=fh, stderr=subprocess.STDOUT, check=False).returncode
+                                  stdout=fh, stderr=subprocess.STDOUT, check=False).returncode, None
     pid = os.fork()
     if pid == 0:
         _run_child(args, log)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
+    _, status, usage = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
 
 
 def serve(stdin: IO[str], stdout: IO[str]) -> int:
     """The template's loop: import, then run one command per request line until EOF."""
     import importlib
 
+    for name in SKIPPED:
+        sys.modules.setdefault(name, None)  # type: ignore[assignment]  # ImportError on import
     for name in WARM:
         importlib.import_module(name)
     stdout.write(json.dumps({"ready": True}) + "\n")
@@ -110,8 +123,8 @@ def serve(stdin: IO[str], stdout: IO[str]) -> int:
         if not line.strip():
             continue
         req = json.loads(line)
-        rc = _one([str(a) for a in req["args"]], str(req["log"]))
-        stdout.write(json.dumps({"rc": rc}) + "\n")
+        rc, cpu = _one([str(a) for a in req["args"]], str(req["log"]))
+        stdout.write(json.dumps({"rc": rc, "cpu": cpu}) + "\n")
         stdout.flush()
     return 0
 
@@ -131,6 +144,8 @@ class Runner:
             text=True, bufsize=1,
         )
         self._ready = False
+        #: CPU seconds of the last command (with the processes it waited for); None if unknown.
+        self.last_cpu: float | None = None
 
     def _read(self) -> dict[str, Any]:
         assert self.proc.stdout is not None
@@ -153,7 +168,10 @@ class Runner:
             self.proc.stdin.flush()
         except OSError as exc:
             raise RunnerDied(f"the nbgrader template is gone: {exc}") from exc
-        return int(self._read()["rc"])
+        reply = self._read()
+        cpu = reply.get("cpu")
+        self.last_cpu = float(cpu) if isinstance(cpu, (int, float)) else None
+        return int(reply["rc"])
 
     def close(self) -> None:
         if self.proc.stdin is not None and not self.proc.stdin.closed:
