@@ -72,7 +72,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(journal|record|log|persist|save|store|writ|append|commit|checkpoint|note|jot|"
             r"insert|register|guard)\w* (?:(?!result|response|output|receipt|outcome|answer|"
             r"reply)[\w' ]){0,50}\bbefore\b", r"\boutbox\b",
-            r"\bbefore (\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
+            r"\b(fsync|commit|flush)\w*( ?\(\))?;? (\w+ ){0,2}(await )?([\w]+\.)?(charge|call|pay|"
+            r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
+            r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
             r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*)\b",
             r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
             r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
@@ -80,6 +82,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"payment|http call|api call) (runs|starts|begins|executes|leaves|goes out|is (run|"
             r"sent|started|executed|made|issued|invoked|dispatched))",
             r"only then (does|do|is|are) (the )?(\w+ )?(request|call|charge)",
+            r"\b(published|sent|dispatched|called|issued|made|charged|enqueued|fired|executed|"
+            r"invoked)\w* only (after|once|when) [^.;]{0,80}\b(committed|written|durable|persisted|"
+            r"journaled|fsynced|recorded|flushed|stored|saved)\b",
             r"(intent|row|record|entry)\w* (is |gets )?(committed|written|journaled|persisted|"
             r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
             r"(intent|pending|planned)", r"\bfirst (records?|writes?|commits?|journals?|persists?|"
@@ -145,7 +150,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(hash|digest|sha ?256)\w* (of|over) (the )?(run|workflow|payload|args|"
             r"arguments|request|params|parameters|step|operation)",
             r"\b(run|workflow)( id)?( and|,|:| plus)? ?(the )?(step|activity)",
-            r"(sha ?256|hash|digest|hmac)\w*\W{0,3}(run|workflow)", r"(payload|args|arguments?|request|"
+            r"(sha ?256|hash|digest|hmac)\w*\W{0,3}(f\W{1,3})?(run|workflow)", r"\buuid ?[35]\b", r"(payload|args|arguments?|request|"
             r"parameters?|params) (digest|hash)", r"(deterministic|stable|fixed) (idempotency |"
             r"effect )?keys?", r"same (idempotency |effect )?key (on|for|across|in|with) "
             r"(every|each|all)", r"same (one|value) (on|for|across|in|with) (all|every|each)",
@@ -162,7 +167,11 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with|"
             r"concatenated with|appended to|joined to|glued to|followed by|and then) (the )?"
             r"(step|activity|sequence)",
-            r"(pure|deterministic) function of", r"\bderived keys?\b",
+            r"(pure|deterministic) function of", r"\b(made|make|built|formed|computed|derived|"
+            r"taken|calculated|composed|generated|created)\w* (from|of|out of|with|using) (the )?"
+            r"(id|name|number|identifier|hash|digest)s? of (the )?(run|workflow|step|order|"
+            r"operation)", r"\b(in|on|for|at|with) (every|each|any) (retry|attempt|try|resend)\w*,? "
+            r"(it |the key |the token )?(is|stays|remains|keeps) (the )?same\b", r"\bderived keys?\b",
             r"\b(log|journal|stream|event|sequence) (position|offset|index|sequence number|seq)",
             r"\b(fixed|stable|constant|unchanged|immutable) (forever|for ever|for good|for life)",
             r"\bdeterministic(ally)?\b", r"\b(aggregate|entity|stream) id\b[^.;]{0,20}\b(version|"
@@ -245,10 +254,12 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"\b(contact|call|ping|hit|poll)\w* (the )?(provider|psp|stripe|gateway|"
                  r"processor|bank)'?s? (\w+ ){0,3}(to see|to find out|to learn|whether|if it|"
                  r"status|lookup|search|get)", r"\bstatus (check|endpoint|request|query|call|api)",
-                 r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
+                 r"\b(inquir|enquir)\w*", r"\b(ask|asks|asking|query|queries|queried|consult\w*|"
+                 r"poll\w*|interrogat\w*)\b[^.;]{0,40}\bfor (the |its |their |that )?(outcome|status|"
+                 r"verdict|fate)\b", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
                  r"processor|bank) (has|knows|saw|recorded|already)",
                  r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
-                 r"\b(provider|psp|stripe|gateway|client|api|processor)\.(get|lookup|look_up|"
+                 r"\b(provider|psp|stripe|gateway|client|api|processor|pay|payments?|billing|charges)\.(get|lookup|look_up|"
                  r"retrieve|find|search|fetch|query|status|lookup)\w*\(",
                  r"\b(check|verif|confirm|ask|query|consult)\w* (\w+ ){0,4}(with|at|against) (the )?"
                  r"(provider|psp|stripe|gateway|processor|bank)\b",
@@ -281,6 +292,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"charges?|tool calls?|operations?|activit\w+|it|them|everything|with)\b",
             r"(start|run)\w* (over|again) from (the )?(start|beginning|scratch|top)",
             r"restart (the run|from)", r"(call|send|run) (it |the api |the tool )?again",
+            r"\b(sends?|sent|calls?|runs?|charges?|submits?|issues?|fires?|does|makes?) (it |them |"
+            r"the (charge|call|request|payment) )?(once )?again\b",
             r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|re ?submit)\w* from "
             r"(the )?(last|latest|start|beginning|top)",
             r"at least once", r"\bre ?(try|send)(ing|s)?\b", r"\bredeliver\w*",
@@ -340,7 +353,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"(not fulfilled|unfulfilled|cancelled)", r"\blose (the |an |a )?(effect|charge|"
              r"payment|booking|order)"),
     "stuck": (r"stuck", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
-              r"blocked", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
+              r"blocked", r"\bblocks?\b", r"\b(cannot|can't|can not) (move|proceed|"
+              r"continue|progress|go on|advance)\b", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bpaged\b", r"must (verify|decide|check)",
               r"nobody can (know|tell|settle)"),
@@ -354,7 +368,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"verif\w*|prove|proven|answer|resolved?|told|known|decided)\b",
               r"\b(provider|psp|stripe|gateway|database|db|journal) (is |goes |being )?(down|"
               r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b",
-              r"\boutages?\b", r"\b(reachable|available|back up) again\b"),
+              r"\boutages?\b", r"\b(reachable|available|back up|work|works) again\b",
+              r"\b(endpoint|api|service|lookups?|search|query api)s? (is |are |goes |being )?(down|"
+              r"unavailable|unreachable|offline)\b"),
     "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
              r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
@@ -375,7 +391,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
              r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
              r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
-             r"\bto (operate|maintain|monitor|keep alive|deploy|babysit)\b", r"\b(clean(ed)? up|"
+             r"\b(process|service|component|table|daemon|worker|part|system|relay|queue|broker|"
+             r"cluster)s? to (operate|maintain|monitor|keep alive|deploy|babysit)\b",
+             r"\btakes? (days|hours|minutes|weeks|longer|a while)\b", r"\b(clean(ed)? up|"
              r"cleanup|garbage collect\w*|housekeeping|vacuum\w*)\b", r"\b(another|an extra|one "
              r"more|a separate|a second) (process|service|component|table|daemon|worker|moving "
              r"part)", r"\b(trust|trusts|trusting|lean|leans|count|counts|bank|banks) (on )?(the |"
@@ -431,7 +449,7 @@ _NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesn
 _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
                            r"eliminated)\b")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
-_CLAUSE = re.compile(r"[.;:!?,()\n]| but | so | whereas | while ")
+_CLAUSE = re.compile(r"[.;:!?,()\n|]| but | so | whereas | while ")
 
 
 #: Words the vocabulary turns on, mended when misspelt by one letter ("intnet", "jounral",
@@ -492,6 +510,11 @@ _AUXILIARIES = {"is", "are", "was", "were", "be", "been", "gets", "get", "has", 
                 "then", "and", "we", "it", "they"}
 
 
+#: Adverbs that end the noun phrase of "no" ("a job with no receipt first asks ..."), but not
+#: the scope of "without" ("resend without first asking").
+_NP_ENDS = {"first", "always", "still", "now", "immediately"}
+
+
 def _negated(text: str, start: int, window: int = 3) -> bool:
     """True when a negator scopes over the match at ``start``: one of the last ``window`` words
     of its clause (``_NEGATORS`` or any word ending in "n't"), unless it is a determiner ("no",
@@ -500,7 +523,8 @@ def _negated(text: str, start: int, window: int = 3) -> bool:
     after = text[start:].split()[:1]  # "intents without a result | are resent": scope ended
     for i, w in enumerate(words):
         if w in _NEGATORS or w.endswith("n't"):
-            if w in _DETERMINERS and _AUXILIARIES & set(words[i + 1:] + after):
+            ends = _AUXILIARIES | (_NP_ENDS if w != "without" else set())
+            if w in _DETERMINERS and ends & set(words[i + 1:] + after):
                 continue
             return True
     return False
@@ -638,6 +662,14 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(not|never|n't|without|no) (\w+ )?(fsync|flush|sync)\w* (it |them |the intent |the log |"
          r"the file )?(before|until|ahead of|prior to)", Checkpoint.RESULT_ONLY,
          "the intent is not durable before the call"),
+        (r"\b(batch(es|ed|ing)?|buffer(s|ed|ing)?)\b[^.;]{0,80}\b(every|later|periodically|in the "
+         r"background|asynchronously|eventually)\b", Checkpoint.RESULT_ONLY,
+         "the intent is buffered, not durable before the call"),
+        (r"\blogger\.(info|debug|warning|warn|error|log)\b", Checkpoint.RESULT_ONLY,
+         "the intent goes to a log stream, not the journal"),
+        (r"\bnothing (is |gets )?(ever )?(written|journaled|recorded|persisted|saved|stored|"
+         r"committed) (to disk |durably )?(until|till) (the )?(call|charge|provider|response|result|"
+         r"request|answer)", Checkpoint.RESULT_ONLY, "nothing is written until the call returns"),
         (r"\bintent\w*[^.;]{0,30}\b(stdout|stderr|the console|printed|print\(|the terminal|a log "
          r"line|the logger|log messages?)\b", Checkpoint.RESULT_ONLY,
          "the intent goes to a log stream, not the journal"),
@@ -682,7 +714,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"recorded|written) nowhere|(not|never) (stored|kept|saved|journaled|persisted|recorded))",
          Idempotency.RANDOM_PER_ATTEMPT, "the key is not stored, so a retry makes a new one"),
         (r"\b(uuid|random|nonce|guid)\w*(?:(?!reuse|re use|same|kept|read|stored|journal|once|"
-         r"persist|saved)[^.;]){0,40}\b(on|for|at|per|with|in) (every|each) (retry|attempt|try|"
+         r"persist|saved)[^.;]){0,40}\b((on|for|at|per|with|in) )?(every|each) (retry|attempt|try|"
          r"request|send|resend|call|charge|invocation|time)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "a new key on every attempt"),
         (r"\b(replac|overrid|overwrit|swap|substitut)\w* (it |the key |them )?(with|by) [^.;]{0,30}"
@@ -698,11 +730,21 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
         (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id)\b",
          Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
+        (r"\b(plus|more|and|with|append\w*|add\w*|concatenat\w*|suffix\w*|salt\w*|mix\w* in)"
+         r"( to it| it with)? (a |an |one )?(fresh |new |random |unique )*(random\w*|uuid ?4|uuid|"
+         r"nonce|guid|salt)\b(?![^.;]{0,40}\b(once|stored|journal\w*|persist\w*|saved|kept|reused|"
+         r"read back|same))", Idempotency.RANDOM_PER_ATTEMPT, "a random part is added to the key"),
+        (r"\bhash\(\(|\bstr\(hash\(|\bpython'?s? (built ?in )?hash\b|\bpythonhashseed\b|\bbuilt ?in "
+         r"hash\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "Python's hash() is salted per process: a restarted process makes another key"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the attempt number is part of the key"),
-        (r"\b(timestamp|current time|time\.time|now\(\))", Idempotency.RANDOM_PER_ATTEMPT,
+        (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
+         r"\b[^.;]{0,60}\b(timestamp|current time|time\.time|now\(\)|"
+         r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
+         r"token|id)s?\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the current time is part of the key"),
         (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*)( it| the "
          r"key| them)?( along| on| through| over| out)? (to|with|in) (the )?(\w+ )?(provider|psp|"
@@ -723,6 +765,11 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(re ?send|retr|re ?tr|send again|re ?issu|re ?submit|repeat)\w* [^.;]{0,40}\b(first|"
          r"straight away|immediately|right away|at once)\b[^.;]{0,20}\b(then|afterwards|after "
          r"that|later|and after)\b", Resume.BLIND_RETRY, "the resend comes before the lookup"),
+        (r"\b((is|are|gets|get|was) (\w+ )?(re ?sent|resent|retried|resubmitted|re ?issued|sent "
+         r"again|repeated|redone|charged again|fired again)|we (just |simply )?(re ?send|retry|send "
+         r"again|charge again)( it| the charge| the call)?) (\w+ ){0,2}(straight away|immediately|"
+         r"right away|at once|first thing|before anything else)\b", Resume.BLIND_RETRY,
+         "the resend comes at once, before any lookup"),
         (r"\b(check|ask|look|query|consult|verif|confirm)\w* [^.;]{0,40}\b(after|afterwards|once) "
          r"(we |it )?(have |has )?(re ?sent|resend\w*|retried|sent again|repeated)",
          Resume.BLIND_RETRY, "the lookup comes after the resend"),
@@ -752,7 +799,8 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
     "checkpoint": (
         (r"\b(have|has|keep|keeps|use|uses|need|needs|there is|there are|with|got|run|runs) no "
          r"(journal|checkpoint|log|database|db|persistence|durable (state|storage)|storage|"
-         r"disk|store)s?\b(?! (entry|entries|row|rows|record|records|write|writes|line|lines|"
+         r"disk|store|record|trace)s?\b(?! (entry|entries|row|rows|record|records|write|writes|"
+         r"line|lines|id|ids|of (the|its|a) result|"
          r"call|calls))", _ANY_CP, "there is no journal"),
         (rf"\bnothing (is |gets |was |will be )?(ever )?{_WRITTEN}( down| anywhere| to disk| "
          r"durably)?\b(?! (before|until|first|ahead|prior|yet|till|in (w|the window)))", _ANY_CP,
@@ -793,6 +841,10 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
         (r"\b(provider|psp|stripe|gateway|processor|bank) (is |gets |are |will be )?(never|not) "
          r"(\w+ )?(asked|contacted|queried|checked|consulted|called|involved|touched)",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
+        (r"\b(provider|psp|stripe|gateway|processor|bank|api|it|they)\b[^.;]{0,15}\b(has|have|"
+         r"offers?|provides?|exposes?|supports?) no (\w+ )?(lookup|search|query|status|get|read)\w*"
+         r"( api| endpoint| call)?\b|\bno (lookup|search|query|status) (api|endpoint)s?\b",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider has no lookup"),
     ),
 }
 _SCOPE_ENDS = {"and", "then", "we", "it", "they", "but", "so", "which", "that"}
@@ -843,10 +895,44 @@ _UNDOES: dict[tuple[str, str], set[str]] = {
 MIN_WORDS = 4
 
 
+#: A checkpoint qualifier in a clause whose verb ends the step ("the worker acks the message
+#: only after ...") is about that action, not about when the intent is written.
+_END_OF_STEP = re.compile(r"\b(acks?|acked|acking|acknowledg\w*|delet\w*|remov\w*|releas\w*|"
+                          r"replies|responds?|returns?|closes?|retires?)\b")
+#: An idempotency qualifier in a sentence about another identifier that is said not to be the
+#: key ("the trace id is NOT the key, because it is new per attempt") is about that identifier.
+_OTHER_ID = re.compile(r"\b(trace|correlation|span|tracing|request|log|message|observability) "
+                       r"ids?\b[^.;]*\b(not|isn't|never|separate from|besides|in addition to) "
+                       r"(\w+ )?(the|our|an?) (idempotency |dedup |provider )?key\b")
+
+
+#: A sentence that names an alternative only to reject it ("Python's hash() would be salted
+#: per process, so we avoid that").
+_REJECTED_ALTERNATIVE = re.compile(r"\b(would|could|might)\b[^.;]*\b(avoid\w*|wrong|reject\w*|"
+                                   r"instead|rather than|not use|don't use)\b")
+
+
+def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
+    """A qualifier match that is about something else: another action, another identifier, or a
+    rejected alternative."""
+    start = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start())) + 1
+    end = min([i for i in (t.find(".", m.end()), t.find(";", m.end())) if i >= 0] or [len(t)])
+    sentence = t[start:end]
+    if _REJECTED_ALTERNATIVE.search(sentence):
+        return True
+    if field_name == "checkpoint":
+        return bool(_END_OF_STEP.search(_CLAUSE.split(t[:m.start()])[-1]))
+    if field_name == "idempotency":
+        return bool(_OTHER_ID.search(sentence))
+    return False
+
+
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
     """The first qualifier of ``field_name`` in ``t`` that is not itself negated."""
     for pattern, choice, why in QUALIFIERS.get(field_name, ()):
         for m in re.finditer(pattern, t):
+            if _out_of_scope(field_name, t, m):
+                continue
             first = m.group(0).split()[0]
             if first in _NEGATORS or first.endswith("n't") or not _negated(t, m.start(), 4):
                 return str(choice), m.group(0), why
