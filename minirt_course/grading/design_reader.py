@@ -945,6 +945,46 @@ def qualifier(field_name: str, text: str) -> tuple[str, str, str] | None:
     return _qualifier(field_name, normalise(text))
 
 
+# -- stuffing: mechanism words without a predicate ------------------------------------------------
+
+#: Mechanism words a stuffed answer lists (normalised text).
+_BUZZ = re.compile(r"\b(write ahead|wal|journal\w*|outbox\w*|event sourc\w*|checkpoint\w*|"
+                   r"snapshot\w*|fsync\w*|durab\w*|exactly once|idempoten\w*|deterministic\w*|"
+                   r"dedup\w*|sha ?256|collision\w*|retry stable|reconcil\w*|look ?ups?|replay\w*|"
+                   r"compensat\w*|saga\w*|escalat\w*|operator\w*|two phase|cdc|crash consistent|"
+                   r"uncertain|refund\w*|same key|payload digest|intent\w*|transactional)\b")
+#: What makes a sentence a design rather than a list: an order, a condition, a composition.
+_PREDICATE = re.compile(r"\b(before|after|then|when|whenever|once|until|till|if|unless|prior|"
+                        r"ahead|while|from|per|each|every|by|only|again|never|no|not|at|via|into|"
+                        r"against)\b|\w\(|=|[;:]")
+_DECORATOR = re.compile(r"@\w+(\([^)]*\))?")
+_CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
+
+
+def stuffing(field_name: str, text: str) -> str:
+    """Why ``text`` is a list of mechanism words rather than a design ('' when it is not): a
+    list of short items or a sentence naming three or more mechanism words with no order,
+    condition or composition (who writes what, when), or code that names mechanisms only in
+    decorators, names and comments."""
+    raw = text[:MAX_CHARS]
+    if _DECORATOR.search(raw):
+        rest = _CODE_NOISE.sub(" ", _DECORATOR.sub(" ", raw))
+        if len(re.findall(r"[A-Za-z]\w*", rest)) < MIN_WORDS:
+            named = ", ".join(m.group(0).split("(")[0] for m in _DECORATOR.finditer(raw))
+            return (f"[contradiction] {field_name} names mechanisms only as decorators or "
+                    f"comments ({named}) and does none of them: {QUESTIONS[field_name]}")
+    t = re.sub(r"^(\w+ ){0,2}\w+: ", "", normalise(text))  # a leading "Idempotency:" label
+    buzz = list(dict.fromkeys(m.group(0) for m in _BUZZ.finditer(t)))
+    if len(buzz) < 2 or _PREDICATE.search(t):
+        return ""
+    items = [i.split() for i in re.split(r"[,;\n]| and | or ", t.rstrip(". ")) if i.strip()]
+    listed = len(items) >= 4 and sum(len(i) <= 3 for i in items) >= 0.75 * len(items)
+    if listed or len(buzz) >= 3:
+        return (f"[contradiction] {field_name} lists mechanism words ({', '.join(buzz[:5])}) "
+                f"without a predicate, so no design can be read: {QUESTIONS[field_name]}")
+    return ""
+
+
 def read_field(field_name: str, text: str) -> Reading:
     """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
 
@@ -957,6 +997,9 @@ def read_field(field_name: str, text: str) -> Reading:
     t = normalise(text)
     if not t:
         return Reading(field_name, text, problem=f"{field_name} is empty")
+    stuffed = stuffing(field_name, text)
+    if stuffed:
+        return Reading(field_name, text, problem=stuffed)
     hits = []
     for rank, term in enumerate(VOCABULARY[field_name]):
         m = first_match(t, term.patterns) or first_match(t, term.unguarded, guarded=False)
