@@ -88,6 +88,7 @@ from .design_reader import (  # noqa: F401 - re-exported: the reader's names, as
     Claims,
     Reading,
     Term,
+    asserted_qualifier,
     denial,
     first_match,
     normalise,
@@ -272,6 +273,21 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
         if said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
             out.append(f"[contradiction] your failure mode says '{said.evidence}', but your "
                        f"idempotency field says '{idem.evidence}' ({idem.label})")
+    check = readings.get("checkpoint")
+    if check is not None and check.choice == Checkpoint.INTENT_AND_RESULT:
+        for where, text in (("resume protocol", resume.text if resume else ""),
+                            ("failure mode", failure)):  # "nothing is written until it returns"
+            said = asserted_qualifier("checkpoint", text, about_a_crash=where == "failure mode")
+            if said and said[0] != Checkpoint.INTENT_AND_RESULT and re.search(
+                    r"writ|journal|record|persist|sav|stor|commit|intent|memory", said[1]):
+                out.append(f"[contradiction] your {where} says '{said[1]}' ({said[2]}), but "
+                           f"your checkpoint field says '{check.evidence}' ({check.label})")
+    if resume is not None and resume.choice == Resume.REPLAY_AND_LOOKUP and t:
+        said = asserted_qualifier("resumeProtocol", failure)  # "re-sent straight away"
+        if said and said[0] == Resume.BLIND_RETRY and re.search(
+                r"straight away|immediately|right away|at once|first|before|after", said[1]):
+            out.append(f"[contradiction] your failure mode says '{said[1]}' ({said[2]}), but "
+                       f"your resume protocol says '{resume.evidence}' ({resume.label})")
     for name in ("checkpoint", "resumeProtocol"):  # "because the intent is never written"
         r = readings.get(name)
         said = denial(name, t, str(r.choice), about_a_crash=True) if r and r.choice else None

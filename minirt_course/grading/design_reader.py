@@ -945,6 +945,20 @@ def qualifier(field_name: str, text: str) -> tuple[str, str, str] | None:
     return _qualifier(field_name, normalise(text))
 
 
+def asserted_qualifier(field_name: str, text: str, about_a_crash: bool = False
+                       ) -> tuple[str, str, str] | None:
+    """:func:`qualifier` of ``field_name`` read in another field's ``text``, counted only in a
+    sentence that asserts it: not a hypothetical ("if", "would", "otherwise"), and with
+    ``about_a_crash`` (a failure mode) not a sentence describing a crash moment or a window."""
+    for sentence in re.split(r"[.;!?\n]", normalise(text)):
+        if _HYPO_DENIAL.search(sentence) or (about_a_crash and _MOMENT.search(sentence)):
+            continue
+        said = _qualifier(field_name, sentence)
+        if said:
+            return said
+    return None
+
+
 # -- stuffing: mechanism words without a predicate ------------------------------------------------
 
 #: Mechanism words a stuffed answer lists (normalised text).
