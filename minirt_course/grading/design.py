@@ -317,6 +317,12 @@ _CATEGORY = {"duplicate effect": "duplicate", "lost effect": "lost", "stuck": "s
 def judge_failure_mode(claims: Claims, cells: tuple[DesignCell, ...]) -> str:
     """'' if the failure mode agrees with the sweep of the learner's own design, else why not."""
     failed = [c for c in cells if not c.ok]
+    late = [c for c in cells if c.recovery == RECOVERIES[1] and c.outcome != "clean"]
+    if "timeless" in claims.asserted and late:
+        where = ", ".join(f"{c.window} ({c.outcome})" for c in late[:3])
+        return (f"[failure-mode] you say the provider still deduplicates however late the run "
+                f"resumes; recovered after 25 h (past its 24 h key retention) the sweep shows "
+                f"{where}")
     seen = {_CATEGORY[c.outcome] for c in failed}
     escalated = any(c.outcome == "escalated" for c in cells)
     if failed:

@@ -425,6 +425,13 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\badditional\b", r"\b(is|are|gets) (a bit |a little |little bit |somewhat )?"
              r"slow"),
 }
+#: A claim that the provider's deduplication has no time limit ("even days later the provider
+#: still recognises the token"): judged against the sweep's recoveries past retention.
+CLAIMS["timeless"] = (
+    r"\b(still|always|forever|indefinitely|permanently|for ever)\b (\w+ ){0,3}(recogni[sz]\w*|"
+    r"dedup\w*|remember\w*|knows?|honou?r\w*)\b(?![^.;]{0,30}\b(within|for 24|inside|until|up "
+    r"to|24 ?h))", r"\b(never|won't|will not) (forgets?|expires?)\b",
+    r"\b(keys?|tokens?) (never|don't|do not) expire\b")
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
     "W2": (r"after (the )?intent.{0,40}before (the )?(request|call|send|dispatch)",
@@ -448,6 +455,10 @@ _NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesn
              "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits", "zero"}
 _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
                            r"eliminated)\b")
+#: An outcome said to pass ("a customer can briefly see a charge for a room never booked") is
+#: a cost of the design, not a failure the sweep must show.
+_TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
+                        r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
 _CLAUSE = re.compile(r"[.;:!?,()\n|]| but | so | whereas | while ")
 
@@ -977,8 +988,8 @@ _CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
 
 def stuffing(field_name: str, text: str) -> str:
     """Why ``text`` is a list of mechanism words rather than a design ('' when it is not): a
-    list of short items or a sentence naming three or more mechanism words with no order,
-    condition or composition (who writes what, when), or code that names mechanisms only in
+    list of short items, or a sentence naming four mechanism words (three, of different
+    mechanisms) with no order, condition or composition (who writes what, when), or code that names mechanisms only in
     decorators, names and comments."""
     raw = text[:MAX_CHARS]
     if _DECORATOR.search(raw):
@@ -993,7 +1004,8 @@ def stuffing(field_name: str, text: str) -> str:
         return ""
     items = [i.split() for i in re.split(r"[,;\n]| and | or ", t.rstrip(". ")) if i.strip()]
     listed = len(items) >= 4 and sum(len(i) <= 3 for i in items) >= 0.75 * len(items)
-    if listed or len(buzz) >= 3:
+    kinds = {term.choice for term in VOCABULARY[field_name] if first_match(t, term.patterns)}
+    if listed or len(buzz) >= 4 or (len(buzz) == 3 and len(kinds) > 1):
         return (f"[contradiction] {field_name} lists mechanism words ({', '.join(buzz[:5])}) "
                 f"without a predicate, so no design can be read: {QUESTIONS[field_name]}")
     return ""
@@ -1127,7 +1139,8 @@ def read_claims(text: str) -> Claims:
                 continue
             named.add(cat)
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
-            if not _HYPOTHETICAL.search(clause) and not distributive:  # "per uncertain charge"
+            passing = _TEMPORARY.search(clause + t[m.start():m.end()] + after)
+            if not _HYPOTHETICAL.search(clause) and not distributive and not passing:
                 asserted.add(cat)
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
