@@ -1868,4 +1868,146 @@ TUNING: list[Entry] = [
                           " checking the provider.",
         "tradeOff": "One write per call."},
      {"passed": False, "why": "refund without checking", "voice": "plain"}),
+
+    # ---- t13: the classes HELDOUT6/7's misses showed, in new words, written before running ----
+    ("t13-good-code-go", {
+        "checkpoint": "tx.Exec(insertPending, runID, step, key); tx.Commit(); resp, err := "
+                      "psp.Charge(ctx, amount, key); tx2.Exec(markDone, resp.ID)",
+        "idempotency": "key := sha256.Sum256([]byte(runID + \"/\" + step)) // stable across "
+                       "retries",
+        "resumeProtocol": "for _, p := range pendingRows() { c := psp.FindByKey(p.Key); if c != "
+                          "nil { markDone(p, c) } else { psp.Charge(ctx, p.Amount, p.Key) } }",
+        "tradeOff": "one extra commit per charge, one FindByKey per pending row on restart"},
+     {"passed": True, "why": "commit then charge in code, stable key, find before same-key "
+      "resend", "voice": "code"}),
+    ("t13-good-queue-goes-only-once", {
+        "checkpoint": "The charge message goes onto the queue only once the ledger row saying "
+                      "'charging' has been committed; the consumer stores the receipt on that row.",
+        "idempotency": "The dedup token is the row's id, itself a hash of run id and step, so "
+                       "every redelivery carries the same token.",
+        "resumeProtocol": "A 'charging' row without a receipt makes the consumer ask the PSP "
+                          "for a charge with that token before it charges again with the same "
+                          "token.",
+        "tradeOff": "One more committed row per charge and a PSP query per open row."},
+     {"passed": True, "why": "row committed before the message, stable token, query first",
+      "voice": "queue"}),
+    ("t13-good-nonnative-make-of", {
+        "checkpoint": "Before to pay, the worker write in the journal the intention with the key;"
+                      " after the pay it write the result.",
+        "idempotency": "The key is make of the number of the run and the name of the step, and "
+                       "for each retry it stay the same.",
+        "resumeProtocol": "If intention is without result, the worker ask the provider with the "
+                          "key; if the charge exist it write it, if not it send again with same "
+                          "key.",
+        "failureMode": "Each call cost one write more in the journal."},
+     {"passed": True, "why": "non-native: intent first, run+step key, lookup", "voice":
+      "non-native"}),
+    ("t13-good-remove-only-after", {
+        "checkpoint": "We commit an 'about to charge' entry before calling the PSP, and remove "
+                      "the job from the queue only after the receipt is in the table.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "An entry without receipt is checked with the PSP by key; only a "
+                          "miss is charged again, with the same key.",
+        "tradeOff": "An extra committed entry per charge."},
+     {"passed": True, "why": "'only after' is about removing the job, not the entry",
+      "voice": "queue"}),
+    ("t13-good-request-id-separate", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "The idempotency key is sha256(run id, step). Each attempt also carries a "
+                       "fresh request id for the logs, which is separate from the idempotency "
+                       "key.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": True, "why": "the fresh id is the log's request id, not the key", "voice":
+      "verbose"}),
+    ("t13-good-status-api-unreachable", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "If the PSP's status API is unreachable, the run waits and cannot proceed "
+                       "past the charge until it answers."},
+     {"passed": True, "why": "a true limit (the lookup depends on the status API)", "voice":
+      "plain"}),
+    ("t13-good-table-resume", {
+        "checkpoint": "| moment | write |\n|---|---|\n| before the charge | intent |\n| after "
+                      "| result |",
+        "idempotency": "| key | sha256(run, step) |\n| retries | same key |",
+        "resumeProtocol": "| state | action |\n|---|---|\n| intent, no result | ask PSP by key "
+                          "|\n| found | record |\n| missing | resend, same key |",
+        "tradeOff": "| cost | one extra write per call |"},
+     {"passed": True, "why": "tables: the cell boundary ends the 'no'", "voice": "markdown"}),
+    ("t13-bad-stuffed-id-list", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "UUIDv5, HMAC, run id, step, digest, dedup window.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "idempotency is a word list", "voice":
+      "stuffed"}),
+    ("t13-bad-stuffed-engine", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Recovery is handled by a robust reconciliation and replay engine "
+                          "with compensation, lookup and human escalation.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "resume names mechanisms, does none",
+      "voice": "stuffed"}),
+    ("t13-bad-stuffed-class", {
+        "checkpoint": "@transactional @outbox @journaled\nclass Payment: pass",
+        "idempotency": "@idempotent(key='auto')",
+        "resumeProtocol": "@reconciled @resumable",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "decorators only", "voice": "stuffed"}),
+    ("t13-bad-salt-per-request", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key = run id + step + a random salt, so that each request is unique.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a random salt makes every request's key new", "voice":
+      "qualifier"}),
+    ("t13-bad-builtin-hash", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "key = hash((run, step)), computed in the worker on each attempt, and "
+                       "the same for the same run and step.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "Python's hash() differs after a restart", "voice": "code"}),
+    ("t13-bad-background-flush", {
+        "checkpoint": "Before the charge the intent goes into an in-process buffer that a "
+                      "background thread flushes to disk every 500 ms; the result is committed "
+                      "after the call.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call, but asynchronous."},
+     {"passed": False, "why": "the intent is not durable before the call", "voice": "verbose"}),
+    ("t13-bad-contra-row-after", {
+        "checkpoint": "A pending row is committed before the charge, the receipt after it.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Since nothing is recorded until the PSP replies, a restarted run "
+                          "simply charges again with the same key.",
+        "tradeOff": "One more row per charge."},
+     {"passed": False, "contradiction": True, "why": "resume denies the pending row",
+      "voice": "contradicting"}),
+    ("t13-bad-contra-immediate-resend", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "An open intent is looked up at the PSP by key before any resend.",
+        "failureMode": "After a restart the charge is resent immediately and the PSP dedups "
+                       "it, so the cost is one extra request."},
+     {"passed": False, "contradiction": True, "why": "failure mode says the resend comes first",
+      "voice": "contradicting"}),
+    ("t13-bad-keys-never-expire", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Keys never expire at our PSP, so a late resume is as safe as an early "
+                       "one; the cost is a lookup per open intent."},
+     {"passed": False, "why": "the provider forgets keys after 24 h", "voice": "false-failure"}),
+    ("t13-bad-contra-no-status-endpoint", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "We check the charge with the PSP by key, although the PSP exposes no "
+                          "status endpoint, so in practice we resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "lookup and no lookup endpoint", "voice":
+      "contradicting"}),
 ]

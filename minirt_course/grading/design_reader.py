@@ -72,7 +72,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(journal|record|log|persist|save|store|writ|append|commit|checkpoint|note|jot|"
             r"insert|register|guard)\w* (?:(?!result|response|output|receipt|outcome|answer|"
             r"reply)[\w' ]){0,50}\bbefore\b", r"\boutbox\b",
-            r"\b(fsync|commit|flush)\w*( ?\(\))?;? (\w+ ){0,2}(await )?([\w]+\.)?(charge|call|pay|"
+            r"\b(fsync|commit|flush)\w*( ?\(\))?;? ([\w,:]+ ){0,3}(await )?([\w]+\.)?(charge|call|pay|"
             r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
             r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
             r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*)\b",
@@ -83,7 +83,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"sent|started|executed|made|issued|invoked|dispatched))",
             r"only then (does|do|is|are) (the )?(\w+ )?(request|call|charge)",
             r"\b(published|sent|dispatched|called|issued|made|charged|enqueued|fired|executed|"
-            r"invoked)\w* only (after|once|when) [^.;]{0,80}\b(committed|written|durable|persisted|"
+            r"invoked|goes|go|leaves|pushed|put|queued)\w*( [\w']+){0,3} only (after|once|when) [^.;]{0,80}\b(committed|written|durable|persisted|"
             r"journaled|fsynced|recorded|flushed|stored|saved)\b",
             r"(intent|row|record|entry)\w* (is |gets )?(committed|written|journaled|persisted|"
             r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
@@ -680,7 +680,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "the intent goes to a log stream, not the journal"),
         (r"\bnothing (is |gets )?(ever )?(written|journaled|recorded|persisted|saved|stored|"
          r"committed) (to disk |durably )?(until|till) (the )?(call|charge|provider|response|result|"
-         r"request|answer)", Checkpoint.RESULT_ONLY, "nothing is written until the call returns"),
+         r"request|answer|psp|stripe|gateway|api|bank|processor|it|we)\b", Checkpoint.RESULT_ONLY, "nothing is written until the call returns"),
         (r"\bintent\w*[^.;]{0,30}\b(stdout|stderr|the console|printed|print\(|the terminal|a log "
          r"line|the logger|log messages?)\b", Checkpoint.RESULT_ONLY,
          "the intent goes to a log stream, not the journal"),
@@ -977,11 +977,14 @@ _BUZZ = re.compile(r"\b(write ahead|wal|journal\w*|outbox\w*|event sourc\w*|chec
                    r"snapshot\w*|fsync\w*|durab\w*|exactly once|idempoten\w*|deterministic\w*|"
                    r"dedup\w*|sha ?256|collision\w*|retry stable|reconcil\w*|look ?ups?|replay\w*|"
                    r"compensat\w*|saga\w*|escalat\w*|operator\w*|two phase|cdc|crash consistent|"
-                   r"uncertain|refund\w*|same key|payload digest|intent\w*|transactional)\b")
+                   r"uncertain|refund\w*|same key|payload digest|intent\w*|transactional|uuid\w*|hmac|"
+                   r"hash\w*|digest|nonce|run id)\b")
 #: What makes a sentence a design rather than a list: an order, a condition, a composition.
 _PREDICATE = re.compile(r"\b(before|after|then|when|whenever|once|until|till|if|unless|prior|"
-                        r"ahead|while|from|per|each|every|by|only|again|never|no|not|at|via|into|"
-                        r"against)\b|\w\(|=|[;:]")
+                        r"ahead|while|from|per|each|every|only|again|never|no|not|at|via|into|"
+                        r"against|across|derived|made|built|computed|reused|unchanged|stays|kept|"
+                        r"stored|written|sent|carried|read)\b|\bby (the |its |that |our |a )?(\w+ )?(key|reference|ref|id|"
+                        r"token)\b|\w\(|=|[;:]")
 _DECORATOR = re.compile(r"@\w+(\([^)]*\))?")
 _CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
 
