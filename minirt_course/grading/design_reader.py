@@ -75,7 +75,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(fsync|commit|flush)\w*( ?\(\))?;? ([\w,:]+ ){0,3}(await )?([\w]+\.)?(charge|call|pay|"
             r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
             r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
-            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*)\b",
+            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*|publish\w*|enqueu\w*)\b",
             r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
             r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
             r"before (the |each |every |an? |any )?(activity|tool call|step|call|request|charge|"
@@ -575,7 +575,9 @@ def first_match(text: str, patterns: tuple[str, ...], guarded: bool = True) -> r
     would be too slow")."""
     found = [m for p in patterns for m in re.finditer(p, text)
              if not (guarded and (_negated(text, m.start()) or _aspired(text, m.start())
-                                  or _REJECTED_AFTER.search(text[m.end():])))]
+                                  or _REJECTED_AFTER.search(text[m.end():])
+                                  or (m.group(0).startswith("only ") and _END_OF_STEP.search(
+                                      _CLAUSE.split(text[:m.start()])[-1]))))]
     return min(found, key=lambda m: m.start()) if found else None
 
 
@@ -1003,7 +1005,7 @@ def stuffing(field_name: str, text: str) -> str:
                     f"comments ({named}) and does none of them: {QUESTIONS[field_name]}")
     t = re.sub(r"^(\w+ ){0,2}\w+: ", "", normalise(text))  # a leading "Idempotency:" label
     buzz = list(dict.fromkeys(m.group(0) for m in _BUZZ.finditer(t)))
-    if len(buzz) < 2 or _PREDICATE.search(t):
+    if len(buzz) < 2 or _PREDICATE.search(_BUZZ.sub(" ", t)):  # not the "once" of "exactly once"
         return ""
     items = [i.split() for i in re.split(r"[,;\n]| and | or ", t.rstrip(". ")) if i.strip()]
     listed = len(items) >= 4 and sum(len(i) <= 3 for i in items) >= 0.75 * len(items)
