@@ -12,8 +12,12 @@ reported (``Reading.notes``), never silent; a field naming exclusive mechanisms 
 naming a mechanism and elsewhere denying it (:data:`DENIALS`: "we have no journal", "the
 provider is never contacted"), is a ``[contradiction]`` problem, not a choice; a mechanism that
 is only wished for ("ideally we would ..."), undone in its sentence ("we would look it up, but
-we just resend") or rejected ("... would be too slow", "is skipped") is not read. Not
-guaranteed: every English phrasing (measured limits in :mod:`minirt_course.grading.design`); reading
+we just resend") or rejected ("... would be too slow", "is skipped") is not read; a qualifier
+counts only in its own clause and sentence (not "the worker acks only after ...", not "the trace
+id is new per attempt, it is not the key", not an alternative named to be rejected); a field
+that lists mechanism words without a predicate (no order, condition or composition: who writes
+what, when), or names them only in decorators and comments, is a ``[contradiction]`` problem
+(:func:`stuffing`), never a choice. Not guaranteed: every English phrasing (measured limits in :mod:`minirt_course.grading.design`); reading
 intent beyond one field, which is :func:`minirt_course.grading.design.across_fields`.
 """
 
