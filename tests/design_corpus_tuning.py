@@ -2010,4 +2010,123 @@ TUNING: list[Entry] = [
         "tradeOff": "One more journal write per call."},
      {"passed": False, "contradiction": True, "why": "lookup and no lookup endpoint", "voice":
       "contradicting"}),
+
+    # ---- t14: new voices for the same classes, written before running (stop s4) -------------
+    ("t14-good-question-form", {
+        "checkpoint": "What do we write before the charge? An intent entry, committed to SQLite "
+                      "before the request leaves. And after? The charge id.",
+        "idempotency": "What is the key made of? sha256 of run id and step. Does a retry change "
+                       "it? No, it is the same key every time.",
+        "resumeProtocol": "What does a restart do with an intent that has no charge id? It asks "
+                          "the provider for a charge with that key; if there is one it records "
+                          "it, if not it sends the charge again with the same key.",
+        "failureMode": "What does it cost? One extra committed write per charge, and one "
+                       "provider query per open intent when we restart."},
+     {"passed": True, "why": "questions and answers", "voice": "plain"}),
+    ("t14-good-runbook", {
+        "checkpoint": "1) insert intent row (run, step, key, amount) and commit; 2) call the "
+                      "PSP; 3) write the charge id into the row.",
+        "idempotency": "The key is sha256(run_id + step), computed from the row, never random.",
+        "resumeProtocol": "1) select rows with no charge id; 2) for each, query the PSP by key; "
+                          "3) found: copy the charge id; not found: call again with the same key.",
+        "tradeOff": "Step 1 adds a commit to every charge; recovery adds a PSP query per row."},
+     {"passed": True, "why": "numbered runbook", "voice": "terse"}),
+    ("t14-good-nonnative-german", {
+        "checkpoint": "Before the payment call we are writing the intent into the journal and "
+                      "wait for the flush; after the answer we are writing the result also.",
+        "idempotency": "The key we build from run-id and step-name with SHA-256; by repetition "
+                       "it stays identical.",
+        "resumeProtocol": "By restart, for each intent without result we are asking the "
+                          "provider with the key whether the charge exists; exists -> we record "
+                          "it; not exists -> we send again with the same key.",
+        "failureMode": "The flush before every call makes each payment some milliseconds "
+                       "slower."},
+     {"passed": True, "why": "non-native German word order", "voice": "non-native"}),
+    ("t14-good-window-words", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "If the process dies after the provider took the money but before we "
+                       "wrote the receipt, and we only come back two days later, the provider "
+                       "no longer knows the key, so the run has to wait for a person."},
+     {"passed": True, "why": "W4 past retention in words, escalation", "voice": "plain"}),
+    ("t14-good-cdc", {
+        "checkpoint": "The step inserts a 'charge requested' row in Postgres and commits; a CDC "
+                      "connector turns the committed row into the call, so nothing is sent "
+                      "that is not already durable. The reply is written back to the row.",
+        "idempotency": "The row's idempotency key is a hash of run id and step, computed when "
+                       "the row is inserted and read back for every send.",
+        "resumeProtocol": "On restart, rows without a reply are checked against the provider "
+                          "by their key before the connector may send them again, with the "
+                          "same key.",
+        "tradeOff": "Another moving part (the CDC connector) and a delay of a second or so "
+                    "before each charge goes out."},
+     {"passed": True, "why": "CDC outbox", "voice": "outbox"}),
+    ("t14-good-negation-at-no-point", {
+        "checkpoint": "At no point is a charge sent before its intent is durable in the journal;"
+                      " the result is appended afterwards.",
+        "idempotency": "Key derived from run id and step; at no point is a new one made for a "
+                       "retry.",
+        "resumeProtocol": "Open intents are looked up at the provider by key; we never resend "
+                          "without that lookup.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": True, "why": "negations that keep the design", "voice": "plain"}),
+    ("t14-bad-redis-no-persistence", {
+        "checkpoint": "The intent goes into Redis before the charge, with persistence switched "
+                      "off, and the result goes there after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call, but Redis is fast."},
+     {"passed": False, "why": "Redis without persistence loses the intent", "voice":
+      "qualifier"}),
+    ("t14-bad-key-kept-not-sent", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A key derived from run id and step is stored in the intent, but it is "
+                       "not passed to the PSP with the charge.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "why": "the key is never sent", "voice": "qualifier"}),
+    ("t14-bad-resend-then-ask", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "An open intent is charged again right away; afterwards we ask the "
+                          "PSP whether there are two charges and refund one.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "why": "resend before the lookup", "voice": "qualifier"}),
+    ("t14-bad-stuffed-sentence-list", {
+        "checkpoint": "We rely on journaling, WAL, outbox and snapshots.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "contradiction": True, "why": "a sentence that lists mechanisms",
+      "voice": "stuffed"}),
+    ("t14-bad-stuffed-tradeoff-only-words", {
+        "checkpoint": "Intent, WAL, fsync, outbox, event log.",
+        "idempotency": "Deterministic, idempotent, exactly-once, dedup, SHA-256.",
+        "resumeProtocol": "Reconciliation, replay, lookup, escalation.",
+        "tradeOff": "latency, storage, retention"},
+     {"passed": False, "contradiction": True, "why": "every field a word list", "voice":
+      "stuffed"}),
+    ("t14-bad-contra-key-changes", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend.",
+        "failureMode": "Because each retry gets a new key, the lookup can miss the first "
+                       "charge, which costs a duplicate now and then."},
+     {"passed": False, "contradiction": True, "why": "failure mode says the key changes",
+      "voice": "contradicting"}),
+    ("t14-bad-contra-no-intent-in-failure", {
+        "checkpoint": "A pending row is committed before the charge, the receipt after it.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Pending rows are checked with the PSP by key before any resend.",
+        "failureMode": "Since the pending row is only written when the PSP answers, a crash "
+                       "during the call leaves nothing to check."},
+     {"passed": False, "contradiction": True, "why": "failure mode denies the pending row",
+      "voice": "contradicting"}),
+    ("t14-bad-content-free-failure", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Nothing is perfect, there are always edge cases to keep an eye on."},
+     {"passed": False, "why": "names no failure and no cost", "voice": "content-free"}),
 ]

@@ -627,7 +627,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"committed|inserted) until", Checkpoint.RESULT_ONLY, "the intent is written only after "
          "the call"),
         (r"\bonly (after|once|when) (the |it |its |a )?(provider|call|charge|response|result|api|"
-         r"payment|request|answer|it)\w*(?! (is|has been|was|are) (durable|written|journaled|"
+         r"payment|request|answer|it|psp|stripe|gateway|processor|bank)\w*(?! (is|has been|was|are) (durable|written|journaled|"
          r"committed|persisted|on disk|stored|saved|fsynced|recorded|safe))", Checkpoint.RESULT_ONLY, "the intent is written only "
          "after the call"),
         (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (anything |it |the "
@@ -704,7 +704,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "the journal does not survive a restart"),
         (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go) (in|on|to|into) (the )?(tmp|"
          r"tmpfs|ramdisk|ram disk|shm)\b|\bon the container\b|\bephemeral (disk|storage|volume|"
-         r"filesystem)|\bwithout persistence\b|\bmemcache", Checkpoint.NONE,
+         r"filesystem)|\bwithout persistence\b|\bmemcache|\b(persistence|durability|fsync|aof|"
+         r"journaling) (is |being )?(switched off|turned off|disabled|off)\b|\b(disabled|no) "
+         r"(persistence|durability)\b", Checkpoint.NONE,
          "storage that does not survive the crash"),
         (r"(written|persisted|saved|stored|journaled) nowhere", Checkpoint.NONE,
          "written nowhere"),
@@ -968,9 +970,13 @@ def asserted_qualifier(field_name: str, text: str, about_a_crash: bool = False
     sentence that asserts it: not a hypothetical ("if", "would", "otherwise"), and with
     ``about_a_crash`` (a failure mode) not a sentence describing a crash moment or a window."""
     for sentence in re.split(r"[.;!?\n]", normalise(text)):
-        if _HYPO_DENIAL.search(sentence) or (about_a_crash and _MOMENT.search(sentence)):
+        if _HYPO_DENIAL.search(sentence):
             continue
         said = _qualifier(field_name, sentence)
+        if said and about_a_crash:  # the clause of the qualifier, not the whole sentence
+            at = sentence.find(said[1])
+            clause = _CLAUSE.split(sentence[:at])[-1] + _CLAUSE.split(sentence[at:])[0]
+            said = None if _MOMENT.search(clause) else said
         if said:
             return said
     return None
