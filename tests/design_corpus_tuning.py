@@ -2129,4 +2129,80 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
         "failureMode": "Nothing is perfect, there are always edge cases to keep an eye on."},
      {"passed": False, "why": "names no failure and no cost", "voice": "content-free"}),
+
+    # ---- t15: bad designs in the right words, good ones in unusual words (stop s4) ----------
+    ("t15-bad-intent-after-send", {
+        "checkpoint": "We send the charge and, while it is in flight, append the intent to the "
+                      "journal; the result follows when the PSP replies.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the intent is written while the call is in flight", "voice":
+      "qualifier"}),
+    ("t15-bad-key-from-clock", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "The key combines the run id with the wall-clock time of the send.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the send time changes per attempt", "voice": "qualifier"}),
+    ("t15-bad-lookup-by-operator-only", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Open intents are resent with the same key; an operator may look the "
+                          "charge up later if a customer complains.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "blind resend; the lookup is after the fact", "voice":
+      "qualifier"}),
+    ("t15-bad-journal-tmp", {
+        "checkpoint": "Intent and result are appended to a journal file under /tmp before and "
+                      "after the call.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "why": "/tmp does not survive the restart", "voice": "qualifier"}),
+    ("t15-bad-never-asks", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Replay the journal; intents with no result are sent again with the "
+                          "same key, and at no point do we ask the PSP anything.",
+        "failureMode": "Past 24 h the PSP forgets the key and the resend charges twice."},
+     {"passed": False, "why": "a blind same-key resend duplicates past 24 h (its failure mode "
+      "says so truly, but the design still duplicates)", "voice": "plain"}),
+    ("t15-bad-uuid-each-call", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "We stamp every outgoing call with uuid4() as its idempotency key.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a new uuid per call", "voice": "qualifier"}),
+    ("t15-bad-contra-stateless", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "The worker is stateless and keeps nothing on disk, so it is cheap to run."},
+     {"passed": False, "contradiction": True, "why": "trade-off denies the journal", "voice":
+      "contradicting"}),
+    ("t15-good-ledger-words", {
+        "checkpoint": "We pencil the charge into our ledger (committed, fsynced) before asking "
+                      "the bank for it, and ink it in with the bank's reference once it answers.",
+        "idempotency": "The token handed to the bank is a digest of run id and step, so asking "
+                       "twice hands over the same token.",
+        "resumeProtocol": "A pencilled line without a bank reference: ask the bank whether it "
+                          "knows the token; if yes ink it in, if no ask for the charge again "
+                          "with the same token.",
+        "tradeOff": "An extra fsynced ledger write per charge."},
+     {"passed": True, "why": "ledger metaphor", "voice": "verbose"}),
+    ("t15-good-terse-arrows", {
+        "checkpoint": "intent(fsync) -> charge -> result(fsync)",
+        "idempotency": "key = H(run, step); fixed",
+        "resumeProtocol": "intent w/o result -> GET /charges?key=K -> 200 record | 404 re-POST K",
+        "tradeOff": "2 fsyncs/charge"},
+     {"passed": True, "why": "arrows and HTTP", "voice": "terse"}),
+    ("t15-good-escalate-past-retention", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Within a day of the crash, look the charge up by key and resend "
+                          "with the same key if absent; later than that, park the run as "
+                          "uncertain for an operator.",
+        "failureMode": "Late recoveries wait for a human, which can take hours."},
+     {"passed": True, "why": "lookup with escalation past retention", "voice": "plain"}),
 ]

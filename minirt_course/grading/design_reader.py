@@ -79,7 +79,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(fsync|commit|flush)\w*( ?\(\))?;? ([\w,:]+ ){0,3}(await )?([\w]+\.)?(charge|call|pay|"
             r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
             r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
-            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*|publish\w*|enqueu\w*)\b",
+            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*|publish\w*|enqueu\w*|asking|"
+            r"reaching)\b",
             r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
             r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
             r"before (the |each |every |an? |any )?(activity|tool call|step|call|request|charge|"
@@ -225,7 +226,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b", r"reconcil",
                  r"\b(query|queries|queried|ask|asks|asking|check|checks|checking|verify|"
                  r"search)\w* (with )?(the )?(payment )?(provider|api|stripe|psp|processor|"
-                 r"service)", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
+                 r"service|bank|gateway)", r"\b(ask|asks|asking|query|queries|check|checks)\w* (the )?"
+                 r"(\w+ ){0,2}(whether|if) (it|they|he|she) (already )?(knows?|has|have|saw|recorded|"
+                 r"holds?)\b", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
                  r"status) (from|by)", r"check\w* (it |them )?(against|with|at) (the )?(provider|"
                  r"stripe|api|psp|processor)", r"(get|fetch|retrieve|read)\w* .{0,25}(idempotency "
                  r"key|by (its |the )?key)", r"\b(ask|asks|asking|query|queries|check|checks|"
@@ -515,6 +518,8 @@ def normalise(text: str) -> str:
     t = re.sub(r"\s*(->|=>|\u2192)\s*", "; ", t)  # an arrow separates two clauses
     t = re.sub(r"[-_/+=>\u2192\u2013\u2014*`\"]", " ", t).replace("&", " and ")
     t = re.sub(r"\b(brand|completely|totally|entirely|whole) new\b", "new", t)  # "a brand-new key"
+    t = re.sub(r"\b(at no (point|time|stage)|under no circumstances?|in no case|not once|not at any "
+               r"(point|time))\b", "never", t)  # the many ways English says never
     return re.sub(r"[ \t]+", " ", t).strip()
 
 
@@ -690,6 +695,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\bintent\w*[^.;]{0,30}\b(stdout|stderr|the console|printed|print\(|the terminal|a log "
          r"line|the logger|log messages?)\b", Checkpoint.RESULT_ONLY,
          "the intent goes to a log stream, not the journal"),
+        (r"\b(while|as) (it|the (call|request|charge|payment)) is (already )?(in flight|running|"
+         r"being sent|under way|pending|out)\b[^.;]{0,40}\b(intent|append|write|journal|record)\w*",
+         Checkpoint.RESULT_ONLY, "the intent is written while the call is in flight"),
         (r"\b(asynchronous|async|background|non blocking|lazy) (write|append|flush|insert)s? of "
          r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
         (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
@@ -702,7 +710,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"truncated|reset|emptied|dropped|lost|discarded)\b[^.;]{0,20}\b(restart|reboot|boot|"
          r"startup|start up|crash|deploy|redeploy)", Checkpoint.NONE,
          "the journal does not survive a restart"),
-        (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go) (in|on|to|into) (the )?(tmp|"
+        (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go|under) (in |on |to |into |under )?"
+         r"(the )?(tmp|"
          r"tmpfs|ramdisk|ram disk|shm)\b|\bon the container\b|\bephemeral (disk|storage|volume|"
          r"filesystem)|\bwithout persistence\b|\bmemcache|\b(persistence|durability|fsync|aof|"
          r"journaling) (is |being )?(switched off|turned off|disabled|off)\b|\b(disabled|no) "
@@ -802,6 +811,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"reply|it says|the provider says|outcome)|\b(resend|retr|re ?send|send again|charge "
          r"again)\w*[^.;]{0,30}\b(regardless|anyway|in any case|either way|no matter what)\b",
          Resume.BLIND_RETRY, "the resend does not depend on the lookup"),
+        (r"\b(operator|human|someone|support|admin|a person)s?\b[^.;]{0,20}\b(look|check|query|ask|"
+         r"verif|search)\w*[^.;]{0,40}\b(later|afterwards|after the fact|if (a |the )?customer|on "
+         r"complaint|when (a |the )?customer)", Resume.BLIND_RETRY,
+         "the lookup is left to a person, after the resend"),
         (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
          r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
          "the resend does not wait for the lookup"),
@@ -824,6 +837,8 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
         (rf"\bnothing (is |gets |was |will be )?(ever )?{_WRITTEN}( down| anywhere| to disk| "
          r"durably)?\b(?! (before|until|first|ahead|prior|yet|till|in (w|the window)))", _ANY_CP,
          "nothing is written"),
+        (r"\b(keeps?|stores?|saves?|writes?|persists?|holds?) nothing (on disk|durabl\w*|anywhere|to "
+         r"disk)\b", _ANY_CP, "nothing is kept on disk"),
         (r"\b(never|don't|do not|doesn't|does not|we not) (journal|persist|checkpoint|save|store|"
          r"write|record|log)\w* (anything|a thing|any state)\b(?! (before|until|till|first))",
          _ANY_CP, "nothing is written"),
