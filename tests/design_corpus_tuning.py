@@ -2205,4 +2205,71 @@ TUNING: list[Entry] = [
                           "uncertain for an operator.",
         "failureMode": "Late recoveries wait for a human, which can take hours."},
      {"passed": True, "why": "lookup with escalation past retention", "voice": "plain"}),
+
+    # ---- t16: more voices, written before running (stop s4) --------------------------------
+    ("t16-good-french", {
+        "checkpoint": "Avant l'appel we write the intention in the journal (fsync), and after "
+                      "the response we write the result.",
+        "idempotency": "The key is calculated with the run id and the step (sha256); it is the "
+                       "same at each new try.",
+        "resumeProtocol": "At the restart, for an intention without result, we demand to the "
+                          "provider if the charge exists with this key; if yes we note it, if no "
+                          "we send again with the same key.",
+        "failureMode": "It costs one more write on the disk for each call."},
+     {"passed": True, "why": "French-English mix", "voice": "non-native"}),
+    ("t16-good-sql-words", {
+        "checkpoint": "INSERT the intent and COMMIT, then call the provider; UPDATE the row "
+                      "with the charge id when it answers.",
+        "idempotency": "idempotency_key = encode(sha256(run_id || ':' || step), 'hex') in the "
+                       "INSERT, so every retry reuses it.",
+        "resumeProtocol": "SELECT intents WHERE charge_id IS NULL; for each, GET the charge by "
+                          "its key from the provider; found: UPDATE; not found: call again with "
+                          "the same key.",
+        "tradeOff": "A COMMIT per charge before the network call."},
+     {"passed": True, "why": "SQL words", "voice": "code"}),
+    ("t16-good-plain-cost-words", {
+        "checkpoint": "We make a note on disk that we are about to pay, and only then pay; the "
+                      "receipt is noted afterwards.",
+        "idempotency": "The number we give the provider comes from the run and the step, so "
+                       "asking again gives the same number.",
+        "resumeProtocol": "If there is a note but no receipt, we first ask the provider whether "
+                          "that number was already paid, and only pay again with the same "
+                          "number if it was not.",
+        "tradeOff": "Paying now takes a disk write longer than before."},
+     {"passed": True, "why": "no course words at all", "voice": "plain"}),
+    ("t16-bad-note-after-pay", {
+        "checkpoint": "We pay first and make a note on disk right after the provider says yes.",
+        "idempotency": "The number we give the provider comes from the run and the step.",
+        "resumeProtocol": "If there is a note but no receipt, we ask the provider whether that "
+                          "number was paid before paying again.",
+        "tradeOff": "One disk write per payment."},
+     {"passed": False, "why": "the note is written after the payment", "voice": "plain"}),
+    ("t16-bad-key-per-worker", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Each worker process draws its own random prefix at startup and appends "
+                       "the step number to it.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a restarted worker draws a new prefix", "voice": "qualifier"}),
+    ("t16-bad-lookup-skipped-when-busy", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Usually we look the charge up by key first, but when the PSP is "
+                          "slow we skip that and resend straight away.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the lookup is skipped sometimes", "voice": "qualifier"}),
+    ("t16-bad-contra-two-answers", {
+        "checkpoint": "Intent journaled before the charge, result after. Actually we only "
+                      "journal the result, to keep it simple.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "the checkpoint says two things",
+      "voice": "contradicting"}),
+    ("t16-bad-failure-no-cost", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "None that we know of; the design handles every crash."},
+     {"passed": False, "why": "claims no failure and no cost", "voice": "false-failure"}),
 ]

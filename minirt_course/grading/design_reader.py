@@ -232,7 +232,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"status) (from|by)", r"check\w* (it |them )?(against|with|at) (the )?(provider|"
                  r"stripe|api|psp|processor)", r"(get|fetch|retrieve|read)\w* .{0,25}(idempotency "
                  r"key|by (its |the )?key)", r"\b(ask|asks|asking|query|queries|check|checks|"
-                 r"consult|consults|verif\w*|interrogat\w*) (\w+ ){0,3}(the )?(provider|stripe|"
+                 r"consult|consults|verif\w*|interrogat\w*|demand\w*) (\w+ ){0,3}(the )?(provider|stripe|"
                  r"psp|payment service|processor)", r"(find|finds|retrieve\w*|fetch\w*|look for|"
                  r"search for|searches) (a |an |the |any )?(existing |prior |previous |earlier |"
                  r"matching )?(charge|payment)", r"search (the )?(provider|"
@@ -815,6 +815,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"verif|search)\w*[^.;]{0,40}\b(later|afterwards|after the fact|if (a |the )?customer|on "
          r"complaint|when (a |the )?customer)", Resume.BLIND_RETRY,
          "the lookup is left to a person, after the resend"),
+        (r"\b(and|then|just|simply|we|they|it|sometimes|often) (skip|skips|bypass\w*|omit\w*|drop|"
+         r"drops) (that|this|it|the (lookup|check|query|search|reconciliation)s?)\b",
+         Resume.BLIND_RETRY, "the lookup is skipped sometimes"),
         (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
          r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
          "the resend does not wait for the lookup"),
