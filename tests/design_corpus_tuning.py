@@ -2272,4 +2272,64 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
         "failureMode": "None that we know of; the design handles every crash."},
      {"passed": False, "why": "claims no failure and no cost", "voice": "false-failure"}),
+
+    # ---- t17: failure modes and trade-offs in plain words, written before running ----
+    ("t17-good-cost-wait", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'Every payment now waits for the disk before it goes out.'},
+     {"passed": True, "why": 'a cost in plain words', "voice": "plain"}),
+    ("t17-good-cost-money", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'We pay for a bigger database because every call leaves two rows behind.'},
+     {"passed": True, "why": 'storage cost in plain words', "voice": "plain"}),
+    ("t17-good-window-days", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Come back after the provider has forgotten the key and a charge whose "
+                       "reply was lost can only be settled by a person."},
+     {"passed": True, "why": 'past retention, escalation, in words', "voice": "plain"}),
+    ("t17-good-cost-restart", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Restarts are slower: each unfinished payment needs a question to the "
+                       "provider first."},
+     {"passed": True, "why": 'recovery cost', "voice": "plain"}),
+    ("t17-good-dependency", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Recovery depends on the provider's search being up; while it is not, "
+                       "unfinished payments stay parked."},
+     {"passed": True, "why": 'dependency and parking', "voice": "plain"}),
+    ("t17-bad-claims-safe", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'There is no way for this to go wrong.'},
+     {"passed": False, "why": 'claims safety, no cost', "voice": "false-failure"}),
+    ("t17-bad-claims-double", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'A crash after the charge always bills the customer twice.'},
+     {"passed": False, "why": 'claims a duplicate the sweep refutes', "voice": "false-failure"}),
+    ("t17-bad-vague", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'Some things might go wrong sometimes, as usual.'},
+     {"passed": False, "why": 'content-free', "voice": "content-free"}),
+    ("t17-bad-denies-lookup", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Since we never ask the provider anything on restart, recovery is instant; "
+                       "the only cost is one write per call."},
+     {"passed": False, "contradiction": True, "why": "failure mode denies the lookup", "voice": "contradicting"}),
 ]

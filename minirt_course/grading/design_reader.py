@@ -17,8 +17,9 @@ counts only in its own clause and sentence (not "the worker acks only after ..."
 id is new per attempt, it is not the key", not an alternative named to be rejected); a field
 that lists mechanism words without a predicate (no order, condition or composition: who writes
 what, when), or names them only in decorators and comments, is a ``[contradiction]`` problem
-(:func:`stuffing`), never a choice. Not guaranteed: every English phrasing (measured limits in :mod:`minirt_course.grading.design`); reading
-intent beyond one field, which is :func:`minirt_course.grading.design.across_fields`.
+(:func:`stuffing`), never a choice. Not guaranteed: every English phrasing (measured limits in
+:mod:`minirt_course.grading.design`); reading intent beyond one field, which is
+:func:`minirt_course.grading.design.across_fields`.
 """
 
 from __future__ import annotations
@@ -1022,8 +1023,8 @@ _CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
 def stuffing(field_name: str, text: str) -> str:
     """Why ``text`` is a list of mechanism words rather than a design ('' when it is not): a
     list of short items, or a sentence naming four mechanism words (three, of different
-    mechanisms) with no order, condition or composition (who writes what, when), or code that names mechanisms only in
-    decorators, names and comments."""
+    mechanisms) with no order, condition or composition (who writes what, when), or code that
+    names mechanisms only in decorators, names and comments."""
     raw = text[:MAX_CHARS]
     if _DECORATOR.search(raw):
         rest = _CODE_NOISE.sub(" ", _DECORATOR.sub(" ", raw))
