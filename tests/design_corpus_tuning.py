@@ -2332,4 +2332,64 @@ TUNING: list[Entry] = [
         "failureMode": "Since we never ask the provider anything on restart, recovery is instant; "
                        "the only cost is one write per call."},
      {"passed": False, "contradiction": True, "why": "failure mode denies the lookup", "voice": "contradicting"}),
+
+    # ---- t18: bad designs that use the right words, written before running (stop s4) --------
+    ("t18-bad-intent-same-txn-as-result", {
+        "checkpoint": "The intent and the charge id are committed together in one transaction "
+                      "once the provider has replied.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One transaction per call."},
+     {"passed": False, "why": "the intent is written with the result", "voice": "qualifier"}),
+    ("t18-bad-key-not-persisted-regenerated", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A uuid4 is generated for the charge and kept in a local variable; a "
+                       "restarted worker generates another one.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the uuid is not journaled", "voice": "qualifier"}),
+    ("t18-bad-resume-refund-blind", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "For an open intent we assume the charge went through and refund it, "
+                          "without checking with the provider.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "refund without knowing a charge exists", "voice": "plain"}),
+    ("t18-bad-key-includes-attempt", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "key = sha256(run_id, step, attempt) so that the provider can tell the "
+                       "tries apart.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the attempt number changes the key", "voice": "code"}),
+    ("t18-bad-lookup-after-resend", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Open intents are charged again with the same key, and once that "
+                          "returns we look up both charges to reconcile.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the lookup comes after the resend", "voice": "qualifier"}),
+    ("t18-bad-memory-dict", {
+        "checkpoint": "Before the call the intent is put in self.pending (a dict); after the "
+                      "call the result replaces it.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "Fast, nothing touches the disk."},
+     {"passed": False, "why": "the intent lives in a dict", "voice": "code"}),
+    ("t18-bad-contra-failure-new-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "The resend uses a freshly generated key, so the provider may see it as "
+                       "a new charge."},
+     {"passed": False, "contradiction": True, "why": "failure mode says the key is new",
+      "voice": "contradicting"}),
+    ("t18-good-intent-kept-locally-then-fsynced", {
+        "checkpoint": "The intent is built in memory, then appended to the journal and fsynced; "
+                      "only then is the charge sent. The result is appended afterwards.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One fsync per charge."},
+     {"passed": True, "why": "in memory only while being built; durable before the call",
+      "voice": "verbose"}),
 ]

@@ -144,7 +144,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"calls)\b", r"every (minute|second|hour|few (seconds|minutes|steps))", r"(dump|serialize|serialise|pickle)\w* (the )?(whole |entire |full )?"
             r"(agent |run )?state")),
         Term(Checkpoint.NONE, "none: nothing is journaled", (
-            r"\bin memory\b", r"\bstateless\b"), unguarded=(
+            r"\bin memory\b(?![^.;]{0,40}\bthen (\w+ ){0,2}(appended|written|journaled|persisted|"
+            r"fsynced|committed|flushed|saved|stored)\b)", r"\bstateless\b"), unguarded=(
             r"\b(no|without( a| any)?) (checkpoint|journal|persistence|durable state|log|"
             r"storage)s?\b", r"nothing is (saved|persisted|stored|written|journaled)",
             r"(don't|do not|never) (persist|save|store|journal|checkpoint)")),
@@ -643,6 +644,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"call)", Checkpoint.RESULT_ONLY, "the intent is written when the response arrives"),
         (r"together with the (result|response|outcome|answer)", Checkpoint.RESULT_ONLY,
          "the intent is written together with the result"),
+        (r"\bintent\w*\b[^.;]{0,60}\b(together|in one transaction|in the same transaction|in a single "
+         r"transaction)\b[^.;]{0,40}\b(once|after|when) (the )?(provider|psp|call|charge|response|"
+         r"reply|answer|bank|gateway)", Checkpoint.RESULT_ONLY,
+         "the intent is written together with the result"),
         (r"fail(s|ed)? to (record|write|journal|persist|save|store) the intent",
          Checkpoint.RESULT_ONLY, "the intent is not recorded"),
         (r"(intent|intention|row|record)\w* (lives?|stays?|is kept|are kept|is held|are held) "
@@ -768,6 +773,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "Python's hash() is salted per process: a restarted process makes another key"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
+        (r"\b(sha ?256|hash|digest|hmac|key)\w*\W{0,3}[^.;)]{0,40}\b(attempt|try|retry)( ?(number|no|"
+         r"n|count|counter|index|id))?\s?\)", Idempotency.RANDOM_PER_ATTEMPT,
+         "the attempt number is part of the key"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the attempt number is part of the key"),
         (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
@@ -799,6 +807,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"again|charge again)( it| the charge| the call)?) (\w+ ){0,2}(straight away|immediately|"
          r"right away|at once|first thing|before anything else)\b", Resume.BLIND_RETRY,
          "the resend comes at once, before any lookup"),
+        (r"\b(re ?sen[dt]|resent|retried|charged again|sent again|re ?issued|repeated)\w*[^.;]{0,60}"
+         r"\b(once|after|when) (that|it|this|the resend|the retry|the charge) (returns|completes|is "
+         r"done|comes back|succeeds)[^.;]{0,20}\b(look|check|ask|query|reconcil|verif)",
+         Resume.BLIND_RETRY, "the lookup comes after the resend"),
         (r"\b(check|ask|look|query|consult|verif|confirm)\w* [^.;]{0,40}\b(after|afterwards|once) "
          r"(we |it )?(have |has )?(re ?sent|resend\w*|retried|sent again|repeated)",
          Resume.BLIND_RETRY, "the lookup comes after the resend"),
