@@ -2392,4 +2392,54 @@ TUNING: list[Entry] = [
         "tradeOff": "One fsync per charge."},
      {"passed": True, "why": "in memory only while being built; durable before the call",
       "voice": "verbose"}),
+
+    # ---- t19: good designs in unusual words, written before running (stop s4) ---------------
+    ("t19-good-diary", {
+        "checkpoint": "Like a diary: before the agent spends money it writes down, on disk and "
+                      "synced, what it is about to spend; when the money is spent it writes down "
+                      "the receipt.",
+        "idempotency": "The label on each spend is cut from the run's name and the step's name, "
+                       "so a second try carries the very same label.",
+        "resumeProtocol": "On waking up, a diary line with no receipt means 'maybe spent': the "
+                          "agent asks the payment provider about that label, writes down the "
+                          "receipt if the provider has one, and otherwise spends again under the "
+                          "same label.",
+        "tradeOff": "Each spend waits for one synced diary line."},
+     {"passed": True, "why": "diary metaphor", "voice": "verbose"}),
+    ("t19-good-terse-symbols", {
+        "checkpoint": "durable intent < call < durable result",
+        "idempotency": "key := digest(run, step); constant across attempts",
+        "resumeProtocol": "intent && !result => provider.lookup(key) ? record : resend(key)",
+        "tradeOff": "+1 durable write / call"},
+     {"passed": True, "why": "symbols for order", "voice": "terse"}),
+    ("t19-good-passive-voice", {
+        "checkpoint": "An intent is durably recorded by the worker before any charge is "
+                      "attempted; the outcome is recorded by it after the reply.",
+        "idempotency": "A key is derived by the worker from the run id and the step; the same "
+                       "key is used by every attempt.",
+        "resumeProtocol": "Unresolved intents are looked up at the provider by key; a charge "
+                          "that is found is recorded, one that is not is resent with the same "
+                          "key.",
+        "tradeOff": "Latency is added by the extra durable write."},
+     {"passed": True, "why": "passive voice", "voice": "plain"}),
+    ("t19-good-spanish-2", {
+        "checkpoint": "Primero guardamos the intent in the journal, before calling the provider;"
+                      " after the response we guardamos the result.",
+        "idempotency": "The key is the hash of run id and step, always the same in the retries.",
+        "resumeProtocol": "If there is intent without result, we consult the provider by the "
+                          "key; if the charge exists we record it, if not we send it again with "
+                          "the same key.",
+        "failureMode": "Each call has one more write, so a little more latency."},
+     {"passed": True, "why": "Spanish-English mix", "voice": "non-native"}),
+    ("t19-good-event-sourcing", {
+        "checkpoint": "PaymentRequested is appended to the event store and acknowledged before "
+                      "the command handler calls the PSP; PaymentSucceeded is appended with the "
+                      "charge id afterwards.",
+        "idempotency": "The PSP key is the aggregate id plus the event's sequence number, both "
+                       "stable, so replays send the same key.",
+        "resumeProtocol": "When a stream ends in PaymentRequested, the handler queries the PSP "
+                          "for a payment under that key; if one exists it appends "
+                          "PaymentSucceeded, otherwise it calls the PSP again with the key.",
+        "tradeOff": "An extra event append per payment."},
+     {"passed": True, "why": "event sourcing words", "voice": "event-log"}),
 ]

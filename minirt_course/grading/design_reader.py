@@ -81,7 +81,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
             r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
             r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*|publish\w*|enqueu\w*|asking|"
-            r"reaching)\b",
+            r"reaching|spend\w*)\b",
             r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
             r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
             r"before (the |each |every |an? |any )?(activity|tool call|step|call|request|charge|"
@@ -163,7 +163,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(every|each|all)", r"same (one|value) (on|for|across|in|with) (all|every|each)",
             r"\beffect keys?\b", r"(order|business|invoice|payment) ?(id|"
             r"number) as (the |an |our )?(idempotency |dedup\w* )?key", r"\bderived? (from|of)\b",
-            r"(calculated|computed|coming|made|make|built|taken|formed) from (the )?(run|"
+            r"\b(second|next|later|another|new) (try|attempt|retry|send)\b[^.;]{0,30}\bsame\b",
+            r"(calculated|computed|coming|made|make|built|taken|formed|cut|drawn) from (the )?(run|"
             r"workflow|order|step|stream)", r"(order|run|workflow) (id|number) (like|as) (the "
             r"|an |our )?(idempotency )?key", r"same (\w+ )?(every|each) (time|attempt|retry|try)",
             r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)",
@@ -420,7 +421,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              # costs said in other words: "more one write", "every call pays", "hot path"
              r"\bmore (one|1|an?|another) (\w+ )?(write|fsync|commit|insert|lookup|request|"
              r"round ?trip|query|call|search|flush)",
-             r"\b(every|each|any) (\w+ )?(call|payment|charge|step|request|activity|send)s? "
+             r"\b(every|each|any) (\w+ )?(call|payment|charge|step|request|activity|send|spend)s? "
              r"(pays|costs|waits|needs|requires|adds|incurs|blocks|takes)\b",
              r"\bhot path\b", r"\b(synchronous|blocking|sync|durable) (\w+ )?(write|commit|"
              r"fsync|insert|flush|round ?trip)", r"\bnetwork (hop|round)", r"\bpenalty\b",
