@@ -2442,4 +2442,45 @@ TUNING: list[Entry] = [
                           "PaymentSucceeded, otherwise it calls the PSP again with the key.",
         "tradeOff": "An extra event append per payment."},
      {"passed": True, "why": "event sourcing words", "voice": "event-log"}),
+
+    # ---- t20: right in three fields, wrong in one, written before running (stop s4) ---------
+    ("t20-bad-visibility-timeout-blind", {
+        "checkpoint": "A 'charging' record is committed before the message is handed to the "
+                      "worker; the worker writes the receipt to it afterwards.",
+        "idempotency": "The key is sha256(run_id, step), carried in the message.",
+        "resumeProtocol": "When the visibility timeout expires the broker redelivers the "
+                          "message and the worker simply charges again with the key.",
+        "failureMode": "Redeliveries cost an extra charge request each."},
+     {"passed": False, "why": "redelivery resends without a lookup (duplicates past 24 h)",
+      "voice": "queue"}),
+    ("t20-bad-checkpoint-every-10s", {
+        "checkpoint": "The whole agent state is pickled to disk every ten seconds.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "A pickle every ten seconds."},
+     {"passed": False, "why": "a periodic snapshot misses charges between snapshots", "voice":
+      "plain"}),
+    ("t20-bad-key-from-response", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "We use the charge id the provider returns as our key for later calls.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "no key exists before the first reply", "voice": "plain"}),
+    ("t20-bad-resume-from-top", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "A crashed run is started again from the first step, as a new run.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "starting over as a new run ignores the journal", "voice":
+      "plain"}),
+    ("t20-good-wal-2pc-plain", {
+        "checkpoint": "Like a database WAL: the 'prepare' record is forced to disk, then the "
+                      "provider is called, then the 'commit' record with its answer is written.",
+        "idempotency": "The request id is a pure function of run and step, so a redo sends "
+                       "the same id.",
+        "resumeProtocol": "A prepare without a commit is in doubt: ask the provider for the "
+                          "outcome under that id; commit it if found, redo with the same id if "
+                          "not.",
+        "failureMode": "An in-doubt step blocks while the provider's status API is down."},
+     {"passed": True, "why": "WAL/2PC words", "voice": "outbox"}),
 ]
