@@ -29,9 +29,11 @@ straight away"); a failure mode claiming the provider deduplicates however late 
 against the 25 h recoveries. ``passed`` requires every property AND no contradiction.
 
 HELDOUT6 + HELDOUT7 (140 blind outlines) split in five folds by name hash
-(benchmarks/design_reader_folds.py): tuned on folds 0, 1, 2, 4 (116 outlines, all agree now);
-fold 3 (24 outlines) was kept out and measured once after that tuning: good 7/11, bad 9/13
-(the reader before it: 7/11 and 8/13). Unseen wording still misreads about a third of the time.
+(benchmarks/design_reader_folds.py): tuned on folds 0, 1, 2, 4 (116 outlines) and on batches
+t13-t20 of tuning outlines; fold 3 (24 outlines) was kept out and measured once after that
+tuning: good 7/11, bad 9/13 (the reader before it: 7/11 and 8/13), then fitted too. The batches,
+each measured once before its fixes, scored good 5/7, 6/6, 2/3, 2/3, 5/5, 0/1, 4/5, 1/1 and bad
+7/10, 6/8, 2/7, 4/5, 4/4, 4/7, -, 4/4. Unseen wording still misreads about a third of the time.
 
 NLP measured, not adopted (benchmarks/design_reader_nlp.py, results/design_reader_nlp.json):
 spaCy's blank English tokeniser with lookup lemmas for the negation scope (no trained model:
@@ -296,6 +298,15 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
                 r"straight away|immediately|right away|at once|first|before|after", said[1]):
             out.append(f"[contradiction] your failure mode says '{said[1]}' ({said[2]}), but "
                        f"your resume protocol says '{resume.evidence}' ({resume.label})")
+    if check is not None and check.choice == Checkpoint.INTENT_AND_RESULT and t:
+        costs = read_claims(failure)  # "the design adds no extra writes, so it is free"
+        if "cost" not in costs.named and re.search(
+                r"\b(is|it's|are|comes?) (essentially |basically |completely |totally )?free\b|"
+                r"\bcosts? nothing\b|\b(adds?|needs?|has|with|requires?) no (extra |additional "
+                r"|more )?(writes?|cost|overhead|latency)\b", t):
+            out.append("[contradiction] your failure mode says the design costs nothing, but "
+                       f"your checkpoint field says '{check.evidence}' ({check.label}): that "
+                       "is a durable write before every call")
     for name in ("checkpoint", "resumeProtocol"):  # "because the intent is never written"
         r = readings.get(name)
         said = denial(name, t, str(r.choice), about_a_crash=True) if r and r.choice else None

@@ -112,6 +112,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
             r"stored|committed|logged)",
             r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b",
+            r"#+ ?before( the (call|charge|request))?\s*\n[^#]{0,200}?\b(committed|written|journaled|"
+            r"recorded|persisted|fsynced|saved|stored|inserted|appended)\b",
             r"\b(step|phase|stage) (1|one|a)\b[^.;]{0,40}\b(journal|append|write|record|log|"
             r"persist|commit|intent)\w*", r"\b(first|1st) (step|thing|action)\b[^.;]{0,30}\b("
             r"journal|append|write|record|log|persist|commit|intent)\w*",
@@ -165,7 +167,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"number) as (the |an |our )?(idempotency |dedup\w* )?key", r"\bderived? (from|of)\b",
             r"\b(second|next|later|another|new) (try|attempt|retry|send)\b[^.;]{0,30}\bsame\b",
             r"(calculated|computed|coming|made|make|built|taken|formed|cut|drawn) from (the )?(run|"
-            r"workflow|order|step|stream)", r"(order|run|workflow) (id|number) (like|as) (the "
+            r"workflow|order|step|stream|job|message|task|row|record)\b",
+            r"\b(redelivered|retried|repeated|resent|second|replayed) \w+ (produces|gets|has|carries|"
+            r"yields|gives|computes|sends) (exactly )?(the )?same\b",
+            r"(order|run|workflow) (id|number) (like|as) (the "
             r"|an |our )?(idempotency )?key", r"same (\w+ )?(every|each) (time|attempt|retry|try)",
             r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)",
             r"\b(identical|unchanged|constant|equal|byte identical|unaltered) (on|for|across|in|at|"
@@ -538,11 +543,20 @@ _AUXILIARIES = {"is", "are", "was", "were", "be", "been", "gets", "get", "has", 
 _NP_ENDS = {"first", "always", "still", "now", "immediately"}
 
 
+_NO_NEED = re.compile(r"\b(no need|never any need|not necessary|unnecessary) (to|for)\b[^.;]{0,50}$")
+#: A mechanism said to be done by another party ("the provider does the reconciliation for us").
+_DELEGATED = re.compile(r"\b(provider|psp|stripe|gateway|bank|processor)\b (\w+ )?(does|do|handles?|"
+                        r"takes? care of|performs?)\b[^.;]{0,20}$")
+
+
 def _negated(text: str, start: int, window: int = 3) -> bool:
     """True when a negator scopes over the match at ``start``: one of the last ``window`` words
     of its clause (``_NEGATORS`` or any word ending in "n't"), unless it is a determiner ("no",
     "without") whose noun phrase ended before the match (an auxiliary lies between)."""
-    words = _CLAUSE.split(text[:start])[-1].split()[-window:]
+    clause = _CLAUSE.split(text[:start])[-1]
+    if _NO_NEED.search(clause):
+        return True  # "there's no need to call the lookup endpoint or reconcile anything"
+    words = clause.split()[-window:]
     after = text[start:].split()[:1]  # "intents without a result | are resent": scope ended
     for i, w in enumerate(words):
         if w in _NEGATORS or w.endswith("n't"):
@@ -588,6 +602,7 @@ def first_match(text: str, patterns: tuple[str, ...], guarded: bool = True) -> r
     found = [m for p in patterns for m in re.finditer(p, text)
              if not (guarded and (_negated(text, m.start()) or _aspired(text, m.start())
                                   or _REJECTED_AFTER.search(text[m.end():])
+                                  or _DELEGATED.search(_CLAUSE.split(text[:m.start()])[-1])
                                   or (m.group(0).startswith("only ") and _END_OF_STEP.search(
                                       _CLAUSE.split(text[:m.start()])[-1]))))]
     return min(found, key=lambda m: m.start()) if found else None
@@ -638,7 +653,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"payment|request|answer|it|psp|stripe|gateway|processor|bank)\w*(?! (is|has been|was|are) (durable|written|journaled|"
          r"committed|persisted|on disk|stored|saved|fsynced|recorded|safe))", Checkpoint.RESULT_ONLY, "the intent is written only "
          "after the call"),
-        (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (anything |it |the "
+        (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (to (the |our )?(journal|"
+         r"log|db|database|disk|table|store) )?(anything |it |the "
          r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
          "the call"),
         (r"\bintent\w* (as soon as|once|when|after) the (response|answer|reply|result|provider|"
@@ -772,6 +788,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\bhash\(\(|\bstr\(hash\(|\bpython'?s? (built ?in )?hash\b|\bpythonhashseed\b|\bbuilt ?in "
          r"hash\b", Idempotency.RANDOM_PER_ATTEMPT,
          "Python's hash() is salted per process: a restarted process makes another key"),
+        (r"\b(generate|mint|create|make|draw|pick)\w* (a |an )?(fresh|new|different|random|another) "
+         r"(idempotency )?(key|uuid|token|id)\b(?![^.;]{0,40}\b(once|per (logical )?operation|stored|"
+         r"journal\w*|persist\w*|saved|kept|reused|same))", Idempotency.RANDOM_PER_ATTEMPT,
+         "a new key is made for the resend"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"\b(sha ?256|hash|digest|hmac|key)\w*\W{0,3}[^.;)]{0,40}\b(attempt|try|retry)( ?(number|no|"
@@ -886,6 +906,8 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
+        (r"\bno need (to|for) (\w+ ){0,4}(the )?(look ?up|lookup|reconcil\w*|status|search)\w*",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "no lookup is needed"),
         (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
          r"|sometimes |then )?(skipped|left out|omitted|dropped|optional|bypassed)",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "the lookup is skipped"),
@@ -1002,15 +1024,12 @@ def asserted_qualifier(field_name: str, text: str, about_a_crash: bool = False
     sentence that asserts it: not a hypothetical ("if", "would", "otherwise"), and with
     ``about_a_crash`` (a failure mode) not a sentence describing a crash moment or a window."""
     for sentence in re.split(r"[.;!?\n]", normalise(text)):
-        if _HYPO_DENIAL.search(sentence):
-            continue
         said = _qualifier(field_name, sentence)
-        if said and about_a_crash:  # the clause of the qualifier, not the whole sentence
+        if said:  # the clause of the qualifier, not the whole sentence
             at = sentence.find(said[1])
             clause = _CLAUSE.split(sentence[:at])[-1] + _CLAUSE.split(sentence[at:])[0]
-            said = None if _MOMENT.search(clause) else said
-        if said:
-            return said
+            if not (_HYPO_DENIAL.search(clause) or (about_a_crash and _MOMENT.search(clause))):
+                return said
     return None
 
 
@@ -1058,6 +1077,11 @@ def stuffing(field_name: str, text: str) -> str:
     return ""
 
 
+#: A "no key" said of another party's API ("the hotel API has no idempotency keys").
+_OTHER_PARTY = re.compile(r"\b(hotel|booking|airline|other|second|legacy|partner|that|this|"
+                          r"their) (\w+ )?(api|service|system|provider|endpoint)s?\b")
+
+
 def read_field(field_name: str, text: str) -> Reading:
     """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
 
@@ -1079,6 +1103,11 @@ def read_field(field_name: str, text: str) -> Reading:
         if m is not None:
             hits.append((rank, m.start(), term, m.group(0)))
     choices = {h[2].choice for h in hits}
+    if field_name == "idempotency" and len(choices) > 1 and any(
+            h[2].choice is Idempotency.NONE and _OTHER_PARTY.search(
+                _CLAUSE.split(t[:h[1]])[-1]) for h in hits):
+        choices.discard(Idempotency.NONE)  # "the hotel API has no idempotency keys, so for it"
+        hits = [h for h in hits if h[2].choice in choices]
     if len(choices) > 1 and Idempotency.CLIENT_REFERENCE in choices:
         choices.discard(Idempotency.NONE)  # "no idempotency key: a client reference" is one
         hits = [h for h in hits if h[2].choice in choices]
@@ -1173,6 +1202,18 @@ class Claims:
         return bool(self.named or self.denied or self.windows)
 
 
+#: A sentence about duplicate events or messages, not duplicate effects.
+_OF_MESSAGES = re.compile(r"^(?!.*\b(charg\w*|payments?|bookings?|bill\w*|debit\w*|paid|twice)\b)"
+                          r".*\b(events?|messages?|deliver\w*|cdc|notifications?|webhooks?|"
+                          r"at least once)\b")
+
+
+def _sentence(t: str, m: re.Match[str]) -> str:
+    start = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start())) + 1
+    end = min([i for i in (t.find(".", m.end()), t.find(";", m.end())) if i >= 0] or [len(t)])
+    return t[start:end]
+
+
 def read_claims(text: str) -> Claims:
     t = normalise(text)
     named, asserted, denied, windows = set(), set(), set(), set()
@@ -1180,6 +1221,8 @@ def read_claims(text: str) -> Claims:
         for m in (m for p in patterns for m in re.finditer(p, t)):
             clause = _CLAUSE.split(t[:m.start()])[-1]
             after = _CLAUSE.split(t[m.end():])[0]
+            if cat == "duplicate" and _OF_MESSAGES.search(_sentence(t, m)):
+                continue  # "CDC is at-least-once, so the sender sees duplicates": not charges
             if _negated(t, m.start(), window=4) or (cat != "limit"
                                                      and _DENIED_AFTER.search(after)):
                 denied.add(cat)
