@@ -1045,8 +1045,9 @@ _BUZZ = re.compile(r"\b(write ahead|wal|journal\w*|outbox\w*|event sourc\w*|chec
 #: What makes a sentence a design rather than a list: an order, a condition, a composition.
 _PREDICATE = re.compile(r"\b(before|after|then|when|whenever|once|until|till|if|unless|prior|"
                         r"ahead|while|from|per|each|every|only|again|never|no|not|at|via|into|"
-                        r"against|across|derived|made|built|computed|reused|unchanged|stays|kept|"
-                        r"stored|written|sent|carried|read)\b|\bby (the |its |that |our |a )?(\w+ )?(key|reference|ref|id|"
+                        r"against|derived|made|built|computed|reused|unchanged|stays|kept|stored|"
+                        r"written|sent|carried|read)\b|\bacross (all |every |the )?(retr|attempt|tries|"
+                        r"restart|resend)|\bby (the |its |that |our |a )?(\w+ )?(key|reference|ref|id|"
                         r"token)\b|\w\(|=|[;:]")
 _DECORATOR = re.compile(r"@\w+(\([^)]*\))?")
 _CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
