@@ -2483,4 +2483,74 @@ TUNING: list[Entry] = [
                           "not.",
         "failureMode": "An in-doubt step blocks while the provider's status API is down."},
      {"passed": True, "why": "WAL/2PC words", "voice": "outbox"}),
+
+    # ---- t21: a last mixed batch, written before running, measured once (stop s4) -----------
+    ("t21-good-kotlin", {
+        "checkpoint": "journal.write(Intent(runId, step, amount, key)).sync() happens before "
+                      "psp.charge(amount, key); journal.write(Result(chargeId)) after it.",
+        "idempotency": "val key = sha256(\"$runId:$step\") - stable, never regenerated.",
+        "resumeProtocol": "openIntents().forEach { val c = psp.findByKey(it.key); if (c != null)"
+                          " record(c) else psp.charge(it.amount, it.key) }",
+        "tradeOff": "A synced journal write per charge."},
+     {"passed": True, "why": "Kotlin-ish code", "voice": "code"}),
+    ("t21-good-plain-short", {
+        "checkpoint": "Write down the planned charge, wait until it is on disk, then charge; "
+                      "write down the receipt after.",
+        "idempotency": "The charge's key is the run id joined with the step name; it never "
+                       "changes.",
+        "resumeProtocol": "Planned but no receipt: ask the provider about that key first, then "
+                          "either write down its receipt or charge again with the same key.",
+        "tradeOff": "Charging waits for the disk each time."},
+     {"passed": True, "why": "plain short sentences", "voice": "terse"}),
+    ("t21-good-italian-2", {
+        "checkpoint": "Prima of the call we save the intent in the database with commit, after "
+                      "the call we save the result.",
+        "idempotency": "The key come from run id and step, is always the same for the retries.",
+        "resumeProtocol": "If we find intent without result we ask to the provider with the key;"
+                          " if the charge is there we save it, otherwise we repeat the charge "
+                          "with the same key.",
+        "failureMode": "More one write for each call, so it is a bit slower."},
+     {"passed": True, "why": "Italian-English mix", "voice": "non-native"}),
+    ("t21-good-queue-sqs", {
+        "checkpoint": "The worker commits a 'charging' row before calling the PSP and deletes "
+                      "the SQS message only after the receipt row is committed.",
+        "idempotency": "PSP key = sha256(run_id/step); a redelivered message yields the same "
+                       "key.",
+        "resumeProtocol": "A redelivered message whose row says 'charging' first looks the "
+                          "charge up at the PSP by key; found: write the receipt; not found: "
+                          "charge with the same key.",
+        "failureMode": "If the message's visibility timeout is shorter than a slow PSP call, "
+                       "two workers can hold it; the shared key keeps that to one charge "
+                       "within 24 h, and an extra lookup each time."},
+     {"passed": True, "why": "SQS words", "voice": "queue"}),
+    ("t21-bad-cached-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A random key is cached in the worker's memory for the step and reused "
+                       "while the worker lives.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a restart loses the cached key", "voice": "qualifier"}),
+    ("t21-bad-optimistic", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "We assume an open intent failed and simply send it again with the "
+                          "same key.",
+        "failureMode": "A resend costs an extra request."},
+     {"passed": False, "why": "blind resend; duplicates past 24 h, not named", "voice":
+      "plain"}),
+    ("t21-bad-stuffed-colon-list", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Strategy: reconcile, lookup, replay, escalate, compensate.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "a labelled word list", "voice":
+      "stuffed"}),
+    ("t21-bad-contra-snapshot-and-intent", {
+        "checkpoint": "We journal an intent before each charge. The journal is only a snapshot "
+                      "taken every minute, though.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "intent per charge vs a minutely snapshot",
+      "voice": "contradicting"}),
 ]

@@ -117,8 +117,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(step|phase|stage) (1|one|a)\b[^.;]{0,40}\b(journal|append|write|record|log|"
             r"persist|commit|intent)\w*", r"\b(first|1st) (step|thing|action)\b[^.;]{0,30}\b("
             r"journal|append|write|record|log|persist|commit|intent)\w*",
-            r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w* (the |a |an |"
-            r"each |every )?(planned|pending|intended|upcoming|outgoing) (charge|call|request|payment|"
+            r"\bwait\w* (until|till|for) [^.;]{0,30}\b(on disk|durable|fsynced|flushed|committed|"
+            r"written|synced)\b[^.;]{0,10}\bthen\b",
+            r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w*( down)? (the |a |"
+            r"an |each |every )?(planned|pending|intended|upcoming|outgoing) (charge|call|request|payment|"
             r"operation)",
             r"\b(write|writes|note|notes|record|records|jot|jots|log|logs|save|saves)( down)? "
             r"what (we|it|the worker|the agent|the run) (will|are going to|is going to|plan to|"
@@ -725,6 +727,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
         (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
          r"response|outcome|receipt|reply)", Checkpoint.RESULT_ONLY, "only the result is written"),
+        (r"\b(is|are) (only|just|really|actually|merely|in fact) (a |an )?(\w+ )?snapshots?\b",
+         Checkpoint.SNAPSHOT, "the journal is only a periodic snapshot"),
         (r"in a python (dict|list|object|variable)", Checkpoint.NONE, "a Python object"),
         (r"\b(list|dict|map|array|buffer|queue|object) in (ram|memory)\b", Checkpoint.NONE,
          "an in-memory structure"),
@@ -958,6 +962,7 @@ def denial(field_name: str, t: str, choice: str, skip: tuple[int, int] = (-1, -1
 #: The mechanism a qualifier may undo (a qualifier about memory does not undo "none").
 _UNDOES: dict[tuple[str, str], set[str]] = {
     ("checkpoint", Checkpoint.RESULT_ONLY): {Checkpoint.INTENT_AND_RESULT},
+    ("checkpoint", Checkpoint.SNAPSHOT): {Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY},
     ("checkpoint", Checkpoint.NONE): {Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY,
                                       Checkpoint.SNAPSHOT},
     ("idempotency", Idempotency.RANDOM_PER_ATTEMPT): {
