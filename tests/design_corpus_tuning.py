@@ -1868,4 +1868,689 @@ TUNING: list[Entry] = [
                           " checking the provider.",
         "tradeOff": "One write per call."},
      {"passed": False, "why": "refund without checking", "voice": "plain"}),
+
+    # ---- t13: the classes HELDOUT6/7's misses showed, in new words, written before running ----
+    ("t13-good-code-go", {
+        "checkpoint": "tx.Exec(insertPending, runID, step, key); tx.Commit(); resp, err := "
+                      "psp.Charge(ctx, amount, key); tx2.Exec(markDone, resp.ID)",
+        "idempotency": "key := sha256.Sum256([]byte(runID + \"/\" + step)) // stable across "
+                       "retries",
+        "resumeProtocol": "for _, p := range pendingRows() { c := psp.FindByKey(p.Key); if c != "
+                          "nil { markDone(p, c) } else { psp.Charge(ctx, p.Amount, p.Key) } }",
+        "tradeOff": "one extra commit per charge, one FindByKey per pending row on restart"},
+     {"passed": True, "why": "commit then charge in code, stable key, find before same-key "
+      "resend", "voice": "code"}),
+    ("t13-good-queue-goes-only-once", {
+        "checkpoint": "The charge message goes onto the queue only once the ledger row saying "
+                      "'charging' has been committed; the consumer stores the receipt on that row.",
+        "idempotency": "The dedup token is the row's id, itself a hash of run id and step, so "
+                       "every redelivery carries the same token.",
+        "resumeProtocol": "A 'charging' row without a receipt makes the consumer ask the PSP "
+                          "for a charge with that token before it charges again with the same "
+                          "token.",
+        "tradeOff": "One more committed row per charge and a PSP query per open row."},
+     {"passed": True, "why": "row committed before the message, stable token, query first",
+      "voice": "queue"}),
+    ("t13-good-nonnative-make-of", {
+        "checkpoint": "Before to pay, the worker write in the journal the intention with the key;"
+                      " after the pay it write the result.",
+        "idempotency": "The key is make of the number of the run and the name of the step, and "
+                       "for each retry it stay the same.",
+        "resumeProtocol": "If intention is without result, the worker ask the provider with the "
+                          "key; if the charge exist it write it, if not it send again with same "
+                          "key.",
+        "failureMode": "Each call cost one write more in the journal."},
+     {"passed": True, "why": "non-native: intent first, run+step key, lookup", "voice":
+      "non-native"}),
+    ("t13-good-remove-only-after", {
+        "checkpoint": "We commit an 'about to charge' entry before calling the PSP, and remove "
+                      "the job from the queue only after the receipt is in the table.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "An entry without receipt is checked with the PSP by key; only a "
+                          "miss is charged again, with the same key.",
+        "tradeOff": "An extra committed entry per charge."},
+     {"passed": True, "why": "'only after' is about removing the job, not the entry",
+      "voice": "queue"}),
+    ("t13-good-request-id-separate", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "The idempotency key is sha256(run id, step). Each attempt also carries a "
+                       "fresh request id for the logs, which is separate from the idempotency "
+                       "key.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": True, "why": "the fresh id is the log's request id, not the key", "voice":
+      "verbose"}),
+    ("t13-good-status-api-unreachable", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "If the PSP's status API is unreachable, the run waits and cannot proceed "
+                       "past the charge until it answers."},
+     {"passed": True, "why": "a true limit (the lookup depends on the status API)", "voice":
+      "plain"}),
+    ("t13-good-table-resume", {
+        "checkpoint": "| moment | write |\n|---|---|\n| before the charge | intent |\n| after "
+                      "| result |",
+        "idempotency": "| key | sha256(run, step) |\n| retries | same key |",
+        "resumeProtocol": "| state | action |\n|---|---|\n| intent, no result | ask PSP by key "
+                          "|\n| found | record |\n| missing | resend, same key |",
+        "tradeOff": "| cost | one extra write per call |"},
+     {"passed": True, "why": "tables: the cell boundary ends the 'no'", "voice": "markdown"}),
+    ("t13-bad-stuffed-id-list", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "UUIDv5, HMAC, run id, step, digest, dedup window.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "idempotency is a word list", "voice":
+      "stuffed"}),
+    ("t13-bad-stuffed-engine", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Recovery is handled by a robust reconciliation and replay engine "
+                          "with compensation, lookup and human escalation.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "resume names mechanisms, does none",
+      "voice": "stuffed"}),
+    ("t13-bad-stuffed-class", {
+        "checkpoint": "@transactional @outbox @journaled\nclass Payment: pass",
+        "idempotency": "@idempotent(key='auto')",
+        "resumeProtocol": "@reconciled @resumable",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "decorators only", "voice": "stuffed"}),
+    ("t13-bad-salt-per-request", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key = run id + step + a random salt, so that each request is unique.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a random salt makes every request's key new", "voice":
+      "qualifier"}),
+    ("t13-bad-builtin-hash", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "key = hash((run, step)), computed in the worker on each attempt, and "
+                       "the same for the same run and step.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "Python's hash() differs after a restart", "voice": "code"}),
+    ("t13-bad-background-flush", {
+        "checkpoint": "Before the charge the intent goes into an in-process buffer that a "
+                      "background thread flushes to disk every 500 ms; the result is committed "
+                      "after the call.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call, but asynchronous."},
+     {"passed": False, "why": "the intent is not durable before the call", "voice": "verbose"}),
+    ("t13-bad-contra-row-after", {
+        "checkpoint": "A pending row is committed before the charge, the receipt after it.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Since nothing is recorded until the PSP replies, a restarted run "
+                          "simply charges again with the same key.",
+        "tradeOff": "One more row per charge."},
+     {"passed": False, "contradiction": True, "why": "resume denies the pending row",
+      "voice": "contradicting"}),
+    ("t13-bad-contra-immediate-resend", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "An open intent is looked up at the PSP by key before any resend.",
+        "failureMode": "After a restart the charge is resent immediately and the PSP dedups "
+                       "it, so the cost is one extra request."},
+     {"passed": False, "contradiction": True, "why": "failure mode says the resend comes first",
+      "voice": "contradicting"}),
+    ("t13-bad-keys-never-expire", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Keys never expire at our PSP, so a late resume is as safe as an early "
+                       "one; the cost is a lookup per open intent."},
+     {"passed": False, "why": "the provider forgets keys after 24 h", "voice": "false-failure"}),
+    ("t13-bad-contra-no-status-endpoint", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "We check the charge with the PSP by key, although the PSP exposes no "
+                          "status endpoint, so in practice we resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "lookup and no lookup endpoint", "voice":
+      "contradicting"}),
+
+    # ---- t14: new voices for the same classes, written before running (stop s4) -------------
+    ("t14-good-question-form", {
+        "checkpoint": "What do we write before the charge? An intent entry, committed to SQLite "
+                      "before the request leaves. And after? The charge id.",
+        "idempotency": "What is the key made of? sha256 of run id and step. Does a retry change "
+                       "it? No, it is the same key every time.",
+        "resumeProtocol": "What does a restart do with an intent that has no charge id? It asks "
+                          "the provider for a charge with that key; if there is one it records "
+                          "it, if not it sends the charge again with the same key.",
+        "failureMode": "What does it cost? One extra committed write per charge, and one "
+                       "provider query per open intent when we restart."},
+     {"passed": True, "why": "questions and answers", "voice": "plain"}),
+    ("t14-good-runbook", {
+        "checkpoint": "1) insert intent row (run, step, key, amount) and commit; 2) call the "
+                      "PSP; 3) write the charge id into the row.",
+        "idempotency": "The key is sha256(run_id + step), computed from the row, never random.",
+        "resumeProtocol": "1) select rows with no charge id; 2) for each, query the PSP by key; "
+                          "3) found: copy the charge id; not found: call again with the same key.",
+        "tradeOff": "Step 1 adds a commit to every charge; recovery adds a PSP query per row."},
+     {"passed": True, "why": "numbered runbook", "voice": "terse"}),
+    ("t14-good-nonnative-german", {
+        "checkpoint": "Before the payment call we are writing the intent into the journal and "
+                      "wait for the flush; after the answer we are writing the result also.",
+        "idempotency": "The key we build from run-id and step-name with SHA-256; by repetition "
+                       "it stays identical.",
+        "resumeProtocol": "By restart, for each intent without result we are asking the "
+                          "provider with the key whether the charge exists; exists -> we record "
+                          "it; not exists -> we send again with the same key.",
+        "failureMode": "The flush before every call makes each payment some milliseconds "
+                       "slower."},
+     {"passed": True, "why": "non-native German word order", "voice": "non-native"}),
+    ("t14-good-window-words", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "If the process dies after the provider took the money but before we "
+                       "wrote the receipt, and we only come back two days later, the provider "
+                       "no longer knows the key, so the run has to wait for a person."},
+     {"passed": True, "why": "W4 past retention in words, escalation", "voice": "plain"}),
+    ("t14-good-cdc", {
+        "checkpoint": "The step inserts a 'charge requested' row in Postgres and commits; a CDC "
+                      "connector turns the committed row into the call, so nothing is sent "
+                      "that is not already durable. The reply is written back to the row.",
+        "idempotency": "The row's idempotency key is a hash of run id and step, computed when "
+                       "the row is inserted and read back for every send.",
+        "resumeProtocol": "On restart, rows without a reply are checked against the provider "
+                          "by their key before the connector may send them again, with the "
+                          "same key.",
+        "tradeOff": "Another moving part (the CDC connector) and a delay of a second or so "
+                    "before each charge goes out."},
+     {"passed": True, "why": "CDC outbox", "voice": "outbox"}),
+    ("t14-good-negation-at-no-point", {
+        "checkpoint": "At no point is a charge sent before its intent is durable in the journal;"
+                      " the result is appended afterwards.",
+        "idempotency": "Key derived from run id and step; at no point is a new one made for a "
+                       "retry.",
+        "resumeProtocol": "Open intents are looked up at the provider by key; we never resend "
+                          "without that lookup.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": True, "why": "negations that keep the design", "voice": "plain"}),
+    ("t14-bad-redis-no-persistence", {
+        "checkpoint": "The intent goes into Redis before the charge, with persistence switched "
+                      "off, and the result goes there after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call, but Redis is fast."},
+     {"passed": False, "why": "Redis without persistence loses the intent", "voice":
+      "qualifier"}),
+    ("t14-bad-key-kept-not-sent", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A key derived from run id and step is stored in the intent, but it is "
+                       "not passed to the PSP with the charge.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "why": "the key is never sent", "voice": "qualifier"}),
+    ("t14-bad-resend-then-ask", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "An open intent is charged again right away; afterwards we ask the "
+                          "PSP whether there are two charges and refund one.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "why": "resend before the lookup", "voice": "qualifier"}),
+    ("t14-bad-stuffed-sentence-list", {
+        "checkpoint": "We rely on journaling, WAL, outbox and snapshots.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "contradiction": True, "why": "a sentence that lists mechanisms",
+      "voice": "stuffed"}),
+    ("t14-bad-stuffed-tradeoff-only-words", {
+        "checkpoint": "Intent, WAL, fsync, outbox, event log.",
+        "idempotency": "Deterministic, idempotent, exactly-once, dedup, SHA-256.",
+        "resumeProtocol": "Reconciliation, replay, lookup, escalation.",
+        "tradeOff": "latency, storage, retention"},
+     {"passed": False, "contradiction": True, "why": "every field a word list", "voice":
+      "stuffed"}),
+    ("t14-bad-contra-key-changes", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend.",
+        "failureMode": "Because each retry gets a new key, the lookup can miss the first "
+                       "charge, which costs a duplicate now and then."},
+     {"passed": False, "contradiction": True, "why": "failure mode says the key changes",
+      "voice": "contradicting"}),
+    ("t14-bad-contra-no-intent-in-failure", {
+        "checkpoint": "A pending row is committed before the charge, the receipt after it.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Pending rows are checked with the PSP by key before any resend.",
+        "failureMode": "Since the pending row is only written when the PSP answers, a crash "
+                       "during the call leaves nothing to check."},
+     {"passed": False, "contradiction": True, "why": "failure mode denies the pending row",
+      "voice": "contradicting"}),
+    ("t14-bad-content-free-failure", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Nothing is perfect, there are always edge cases to keep an eye on."},
+     {"passed": False, "why": "names no failure and no cost", "voice": "content-free"}),
+
+    # ---- t15: bad designs in the right words, good ones in unusual words (stop s4) ----------
+    ("t15-bad-intent-after-send", {
+        "checkpoint": "We send the charge and, while it is in flight, append the intent to the "
+                      "journal; the result follows when the PSP replies.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the intent is written while the call is in flight", "voice":
+      "qualifier"}),
+    ("t15-bad-key-from-clock", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "The key combines the run id with the wall-clock time of the send.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the send time changes per attempt", "voice": "qualifier"}),
+    ("t15-bad-lookup-by-operator-only", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Open intents are resent with the same key; an operator may look the "
+                          "charge up later if a customer complains.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "blind resend; the lookup is after the fact", "voice":
+      "qualifier"}),
+    ("t15-bad-journal-tmp", {
+        "checkpoint": "Intent and result are appended to a journal file under /tmp before and "
+                      "after the call.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more write per call."},
+     {"passed": False, "why": "/tmp does not survive the restart", "voice": "qualifier"}),
+    ("t15-bad-never-asks", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Replay the journal; intents with no result are sent again with the "
+                          "same key, and at no point do we ask the PSP anything.",
+        "failureMode": "Past 24 h the PSP forgets the key and the resend charges twice."},
+     {"passed": False, "why": "a blind same-key resend duplicates past 24 h (its failure mode "
+      "says so truly, but the design still duplicates)", "voice": "plain"}),
+    ("t15-bad-uuid-each-call", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "We stamp every outgoing call with uuid4() as its idempotency key.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a new uuid per call", "voice": "qualifier"}),
+    ("t15-bad-contra-stateless", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "The worker is stateless and keeps nothing on disk, so it is cheap to run."},
+     {"passed": False, "contradiction": True, "why": "trade-off denies the journal", "voice":
+      "contradicting"}),
+    ("t15-good-ledger-words", {
+        "checkpoint": "We pencil the charge into our ledger (committed, fsynced) before asking "
+                      "the bank for it, and ink it in with the bank's reference once it answers.",
+        "idempotency": "The token handed to the bank is a digest of run id and step, so asking "
+                       "twice hands over the same token.",
+        "resumeProtocol": "A pencilled line without a bank reference: ask the bank whether it "
+                          "knows the token; if yes ink it in, if no ask for the charge again "
+                          "with the same token.",
+        "tradeOff": "An extra fsynced ledger write per charge."},
+     {"passed": True, "why": "ledger metaphor", "voice": "verbose"}),
+    ("t15-good-terse-arrows", {
+        "checkpoint": "intent(fsync) -> charge -> result(fsync)",
+        "idempotency": "key = H(run, step); fixed",
+        "resumeProtocol": "intent w/o result -> GET /charges?key=K -> 200 record | 404 re-POST K",
+        "tradeOff": "2 fsyncs/charge"},
+     {"passed": True, "why": "arrows and HTTP", "voice": "terse"}),
+    ("t15-good-escalate-past-retention", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Within a day of the crash, look the charge up by key and resend "
+                          "with the same key if absent; later than that, park the run as "
+                          "uncertain for an operator.",
+        "failureMode": "Late recoveries wait for a human, which can take hours."},
+     {"passed": True, "why": "lookup with escalation past retention", "voice": "plain"}),
+
+    # ---- t16: more voices, written before running (stop s4) --------------------------------
+    ("t16-good-french", {
+        "checkpoint": "Avant l'appel we write the intention in the journal (fsync), and after "
+                      "the response we write the result.",
+        "idempotency": "The key is calculated with the run id and the step (sha256); it is the "
+                       "same at each new try.",
+        "resumeProtocol": "At the restart, for an intention without result, we demand to the "
+                          "provider if the charge exists with this key; if yes we note it, if no "
+                          "we send again with the same key.",
+        "failureMode": "It costs one more write on the disk for each call."},
+     {"passed": True, "why": "French-English mix", "voice": "non-native"}),
+    ("t16-good-sql-words", {
+        "checkpoint": "INSERT the intent and COMMIT, then call the provider; UPDATE the row "
+                      "with the charge id when it answers.",
+        "idempotency": "idempotency_key = encode(sha256(run_id || ':' || step), 'hex') in the "
+                       "INSERT, so every retry reuses it.",
+        "resumeProtocol": "SELECT intents WHERE charge_id IS NULL; for each, GET the charge by "
+                          "its key from the provider; found: UPDATE; not found: call again with "
+                          "the same key.",
+        "tradeOff": "A COMMIT per charge before the network call."},
+     {"passed": True, "why": "SQL words", "voice": "code"}),
+    ("t16-good-plain-cost-words", {
+        "checkpoint": "We make a note on disk that we are about to pay, and only then pay; the "
+                      "receipt is noted afterwards.",
+        "idempotency": "The number we give the provider comes from the run and the step, so "
+                       "asking again gives the same number.",
+        "resumeProtocol": "If there is a note but no receipt, we first ask the provider whether "
+                          "that number was already paid, and only pay again with the same "
+                          "number if it was not.",
+        "tradeOff": "Paying now takes a disk write longer than before."},
+     {"passed": True, "why": "no course words at all", "voice": "plain"}),
+    ("t16-bad-note-after-pay", {
+        "checkpoint": "We pay first and make a note on disk right after the provider says yes.",
+        "idempotency": "The number we give the provider comes from the run and the step.",
+        "resumeProtocol": "If there is a note but no receipt, we ask the provider whether that "
+                          "number was paid before paying again.",
+        "tradeOff": "One disk write per payment."},
+     {"passed": False, "why": "the note is written after the payment", "voice": "plain"}),
+    ("t16-bad-key-per-worker", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Each worker process draws its own random prefix at startup and appends "
+                       "the step number to it.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a restarted worker draws a new prefix", "voice": "qualifier"}),
+    ("t16-bad-lookup-skipped-when-busy", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Usually we look the charge up by key first, but when the PSP is "
+                          "slow we skip that and resend straight away.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the lookup is skipped sometimes", "voice": "qualifier"}),
+    ("t16-bad-contra-two-answers", {
+        "checkpoint": "Intent journaled before the charge, result after. Actually we only "
+                      "journal the result, to keep it simple.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "the checkpoint says two things",
+      "voice": "contradicting"}),
+    ("t16-bad-failure-no-cost", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "None that we know of; the design handles every crash."},
+     {"passed": False, "why": "claims no failure and no cost", "voice": "false-failure"}),
+
+    # ---- t17: failure modes and trade-offs in plain words, written before running ----
+    ("t17-good-cost-wait", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'Every payment now waits for the disk before it goes out.'},
+     {"passed": True, "why": 'a cost in plain words', "voice": "plain"}),
+    ("t17-good-cost-money", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'We pay for a bigger database because every call leaves two rows behind.'},
+     {"passed": True, "why": 'storage cost in plain words', "voice": "plain"}),
+    ("t17-good-window-days", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Come back after the provider has forgotten the key and a charge whose "
+                       "reply was lost can only be settled by a person."},
+     {"passed": True, "why": 'past retention, escalation, in words', "voice": "plain"}),
+    ("t17-good-cost-restart", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Restarts are slower: each unfinished payment needs a question to the "
+                       "provider first."},
+     {"passed": True, "why": 'recovery cost', "voice": "plain"}),
+    ("t17-good-dependency", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Recovery depends on the provider's search being up; while it is not, "
+                       "unfinished payments stay parked."},
+     {"passed": True, "why": 'dependency and parking', "voice": "plain"}),
+    ("t17-bad-claims-safe", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'There is no way for this to go wrong.'},
+     {"passed": False, "why": 'claims safety, no cost', "voice": "false-failure"}),
+    ("t17-bad-claims-double", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'A crash after the charge always bills the customer twice.'},
+     {"passed": False, "why": 'claims a duplicate the sweep refutes', "voice": "false-failure"}),
+    ("t17-bad-vague", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": 'Some things might go wrong sometimes, as usual.'},
+     {"passed": False, "why": 'content-free', "voice": "content-free"}),
+    ("t17-bad-denies-lookup", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "Since we never ask the provider anything on restart, recovery is instant; "
+                       "the only cost is one write per call."},
+     {"passed": False, "contradiction": True, "why": "failure mode denies the lookup", "voice": "contradicting"}),
+
+    # ---- t18: bad designs that use the right words, written before running (stop s4) --------
+    ("t18-bad-intent-same-txn-as-result", {
+        "checkpoint": "The intent and the charge id are committed together in one transaction "
+                      "once the provider has replied.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One transaction per call."},
+     {"passed": False, "why": "the intent is written with the result", "voice": "qualifier"}),
+    ("t18-bad-key-not-persisted-regenerated", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A uuid4 is generated for the charge and kept in a local variable; a "
+                       "restarted worker generates another one.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the uuid is not journaled", "voice": "qualifier"}),
+    ("t18-bad-resume-refund-blind", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "For an open intent we assume the charge went through and refund it, "
+                          "without checking with the provider.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "refund without knowing a charge exists", "voice": "plain"}),
+    ("t18-bad-key-includes-attempt", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "key = sha256(run_id, step, attempt) so that the provider can tell the "
+                       "tries apart.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the attempt number changes the key", "voice": "code"}),
+    ("t18-bad-lookup-after-resend", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Open intents are charged again with the same key, and once that "
+                          "returns we look up both charges to reconcile.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the lookup comes after the resend", "voice": "qualifier"}),
+    ("t18-bad-memory-dict", {
+        "checkpoint": "Before the call the intent is put in self.pending (a dict); after the "
+                      "call the result replaces it.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "Fast, nothing touches the disk."},
+     {"passed": False, "why": "the intent lives in a dict", "voice": "code"}),
+    ("t18-bad-contra-failure-new-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "failureMode": "The resend uses a freshly generated key, so the provider may see it as "
+                       "a new charge."},
+     {"passed": False, "contradiction": True, "why": "failure mode says the key is new",
+      "voice": "contradicting"}),
+    ("t18-good-intent-kept-locally-then-fsynced", {
+        "checkpoint": "The intent is built in memory, then appended to the journal and fsynced; "
+                      "only then is the charge sent. The result is appended afterwards.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One fsync per charge."},
+     {"passed": True, "why": "in memory only while being built; durable before the call",
+      "voice": "verbose"}),
+
+    # ---- t19: good designs in unusual words, written before running (stop s4) ---------------
+    ("t19-good-diary", {
+        "checkpoint": "Like a diary: before the agent spends money it writes down, on disk and "
+                      "synced, what it is about to spend; when the money is spent it writes down "
+                      "the receipt.",
+        "idempotency": "The label on each spend is cut from the run's name and the step's name, "
+                       "so a second try carries the very same label.",
+        "resumeProtocol": "On waking up, a diary line with no receipt means 'maybe spent': the "
+                          "agent asks the payment provider about that label, writes down the "
+                          "receipt if the provider has one, and otherwise spends again under the "
+                          "same label.",
+        "tradeOff": "Each spend waits for one synced diary line."},
+     {"passed": True, "why": "diary metaphor", "voice": "verbose"}),
+    ("t19-good-terse-symbols", {
+        "checkpoint": "durable intent < call < durable result",
+        "idempotency": "key := digest(run, step); constant across attempts",
+        "resumeProtocol": "intent && !result => provider.lookup(key) ? record : resend(key)",
+        "tradeOff": "+1 durable write / call"},
+     {"passed": True, "why": "symbols for order", "voice": "terse"}),
+    ("t19-good-passive-voice", {
+        "checkpoint": "An intent is durably recorded by the worker before any charge is "
+                      "attempted; the outcome is recorded by it after the reply.",
+        "idempotency": "A key is derived by the worker from the run id and the step; the same "
+                       "key is used by every attempt.",
+        "resumeProtocol": "Unresolved intents are looked up at the provider by key; a charge "
+                          "that is found is recorded, one that is not is resent with the same "
+                          "key.",
+        "tradeOff": "Latency is added by the extra durable write."},
+     {"passed": True, "why": "passive voice", "voice": "plain"}),
+    ("t19-good-spanish-2", {
+        "checkpoint": "Primero guardamos the intent in the journal, before calling the provider;"
+                      " after the response we guardamos the result.",
+        "idempotency": "The key is the hash of run id and step, always the same in the retries.",
+        "resumeProtocol": "If there is intent without result, we consult the provider by the "
+                          "key; if the charge exists we record it, if not we send it again with "
+                          "the same key.",
+        "failureMode": "Each call has one more write, so a little more latency."},
+     {"passed": True, "why": "Spanish-English mix", "voice": "non-native"}),
+    ("t19-good-event-sourcing", {
+        "checkpoint": "PaymentRequested is appended to the event store and acknowledged before "
+                      "the command handler calls the PSP; PaymentSucceeded is appended with the "
+                      "charge id afterwards.",
+        "idempotency": "The PSP key is the aggregate id plus the event's sequence number, both "
+                       "stable, so replays send the same key.",
+        "resumeProtocol": "When a stream ends in PaymentRequested, the handler queries the PSP "
+                          "for a payment under that key; if one exists it appends "
+                          "PaymentSucceeded, otherwise it calls the PSP again with the key.",
+        "tradeOff": "An extra event append per payment."},
+     {"passed": True, "why": "event sourcing words", "voice": "event-log"}),
+
+    # ---- t20: right in three fields, wrong in one, written before running (stop s4) ---------
+    ("t20-bad-visibility-timeout-blind", {
+        "checkpoint": "A 'charging' record is committed before the message is handed to the "
+                      "worker; the worker writes the receipt to it afterwards.",
+        "idempotency": "The key is sha256(run_id, step), carried in the message.",
+        "resumeProtocol": "When the visibility timeout expires the broker redelivers the "
+                          "message and the worker simply charges again with the key.",
+        "failureMode": "Redeliveries cost an extra charge request each."},
+     {"passed": False, "why": "redelivery resends without a lookup (duplicates past 24 h)",
+      "voice": "queue"}),
+    ("t20-bad-checkpoint-every-10s", {
+        "checkpoint": "The whole agent state is pickled to disk every ten seconds.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "A pickle every ten seconds."},
+     {"passed": False, "why": "a periodic snapshot misses charges between snapshots", "voice":
+      "plain"}),
+    ("t20-bad-key-from-response", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "We use the charge id the provider returns as our key for later calls.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "no key exists before the first reply", "voice": "plain"}),
+    ("t20-bad-resume-from-top", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "A crashed run is started again from the first step, as a new run.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "starting over as a new run ignores the journal", "voice":
+      "plain"}),
+    ("t20-good-wal-2pc-plain", {
+        "checkpoint": "Like a database WAL: the 'prepare' record is forced to disk, then the "
+                      "provider is called, then the 'commit' record with its answer is written.",
+        "idempotency": "The request id is a pure function of run and step, so a redo sends "
+                       "the same id.",
+        "resumeProtocol": "A prepare without a commit is in doubt: ask the provider for the "
+                          "outcome under that id; commit it if found, redo with the same id if "
+                          "not.",
+        "failureMode": "An in-doubt step blocks while the provider's status API is down."},
+     {"passed": True, "why": "WAL/2PC words", "voice": "outbox"}),
+
+    # ---- t21: a last mixed batch, written before running, measured once (stop s4) -----------
+    ("t21-good-kotlin", {
+        "checkpoint": "journal.write(Intent(runId, step, amount, key)).sync() happens before "
+                      "psp.charge(amount, key); journal.write(Result(chargeId)) after it.",
+        "idempotency": "val key = sha256(\"$runId:$step\") - stable, never regenerated.",
+        "resumeProtocol": "openIntents().forEach { val c = psp.findByKey(it.key); if (c != null)"
+                          " record(c) else psp.charge(it.amount, it.key) }",
+        "tradeOff": "A synced journal write per charge."},
+     {"passed": True, "why": "Kotlin-ish code", "voice": "code"}),
+    ("t21-good-plain-short", {
+        "checkpoint": "Write down the planned charge, wait until it is on disk, then charge; "
+                      "write down the receipt after.",
+        "idempotency": "The charge's key is the run id joined with the step name; it never "
+                       "changes.",
+        "resumeProtocol": "Planned but no receipt: ask the provider about that key first, then "
+                          "either write down its receipt or charge again with the same key.",
+        "tradeOff": "Charging waits for the disk each time."},
+     {"passed": True, "why": "plain short sentences", "voice": "terse"}),
+    ("t21-good-italian-2", {
+        "checkpoint": "Prima of the call we save the intent in the database with commit, after "
+                      "the call we save the result.",
+        "idempotency": "The key come from run id and step, is always the same for the retries.",
+        "resumeProtocol": "If we find intent without result we ask to the provider with the key;"
+                          " if the charge is there we save it, otherwise we repeat the charge "
+                          "with the same key.",
+        "failureMode": "More one write for each call, so it is a bit slower."},
+     {"passed": True, "why": "Italian-English mix", "voice": "non-native"}),
+    ("t21-good-queue-sqs", {
+        "checkpoint": "The worker commits a 'charging' row before calling the PSP and deletes "
+                      "the SQS message only after the receipt row is committed.",
+        "idempotency": "PSP key = sha256(run_id/step); a redelivered message yields the same "
+                       "key.",
+        "resumeProtocol": "A redelivered message whose row says 'charging' first looks the "
+                          "charge up at the PSP by key; found: write the receipt; not found: "
+                          "charge with the same key.",
+        "failureMode": "If the message's visibility timeout is shorter than a slow PSP call, "
+                       "two workers can hold it; the shared key keeps that to one charge "
+                       "within 24 h, and an extra lookup each time."},
+     {"passed": True, "why": "SQS words", "voice": "queue"}),
+    ("t21-bad-cached-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A random key is cached in the worker's memory for the step and reused "
+                       "while the worker lives.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "a restart loses the cached key", "voice": "qualifier"}),
+    ("t21-bad-optimistic", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "We assume an open intent failed and simply send it again with the "
+                          "same key.",
+        "failureMode": "A resend costs an extra request."},
+     {"passed": False, "why": "blind resend; duplicates past 24 h, not named", "voice":
+      "plain"}),
+    ("t21-bad-stuffed-colon-list", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Strategy: reconcile, lookup, replay, escalate, compensate.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "a labelled word list", "voice":
+      "stuffed"}),
+    ("t21-bad-contra-snapshot-and-intent", {
+        "checkpoint": "We journal an intent before each charge. The journal is only a snapshot "
+                      "taken every minute, though.",
+        "idempotency": "Key derived from run id and step, reused on every attempt.",
+        "resumeProtocol": "Look the charge up by key; record it, or resend with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "intent per charge vs a minutely snapshot",
+      "voice": "contradicting"}),
 ]

@@ -7,6 +7,7 @@ the drill's helpers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -348,14 +349,30 @@ from design_corpus_heldout6 import HELDOUT6  # noqa: E402
 from design_corpus_heldout7 import HELDOUT7  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
-#: The reader was tuned on these (each held-out set after its one untuned measurement).
-FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
+
+def _fold(name: str) -> int:
+    """HELDOUT6 + HELDOUT7 in five folds by name hash (benchmarks/design_reader_folds.py)."""
+    return int(hashlib.sha256(name.encode()).hexdigest(), 16) % 5
+
+
+#: The fold of HELDOUT6 + HELDOUT7 kept out of the reader's tuning on those sets until it was
+#: measured once (after the tuning on the other four folds and the t13-t20 batches).
+HELD_FOLD = 3
+HELD_OUT = [e for e in HELDOUT6 + HELDOUT7 if _fold(e[0]) == HELD_FOLD]
+
+#: The reader was tuned on these, each held-out set after its one untuned measurement: HELDOUT6
+#: and HELDOUT7 on the four folds other than HELD_FOLD first, then HELD_FOLD after its one
+#: measurement (its figure stays in UNTUNED_FIGURES as measured).
+FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
 
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
 #: takes the untuned slot: add its file and its measured figure here and to UNTUNED below.
 UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
-                   "HELDOUT6": (23, 30, 23, 30), "HELDOUT7": (27, 40, 33, 40)}
+                   "HELDOUT6": (23, 30, 23, 30), "HELDOUT7": (27, 40, 33, 40),
+                   # fold 3 of HELDOUT6+7, measured once after the tuning on folds 0,1,2,4 (at
+                   # d6a29f4; the reader before that tuning, a14dc0a, scored 7/11 and 8/13)
+                   "FOLD3": (7, 11, 9, 13)}
 #: The held-out sets not yet used to tune the reader: HELDOUT6 and HELDOUT7, each written blind
 #: (HELDOUT7 by a writer who had read neither the reader nor any earlier corpus); HELDOUT7's
 #: figure is its one measurement, by benchmarks/design_reader_nlp.py before anything was tuned.
@@ -394,7 +411,7 @@ def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
     fixed by class, with variants in design_corpus_tuning.py). The untuned slot is for HELDOUT6:
     put it in UNTUNED and its figure in UNTUNED_FIGURES, and this keeps that floor too."""
     sets = {"HELDOUT4": HELDOUT4, "HELDOUT5": HELDOUT5, "HELDOUT6": UNTUNED,
-            "HELDOUT7": UNTUNED7}
+            "HELDOUT7": UNTUNED7, "FOLD3": HELD_OUT}
     for name, entries in sets.items():
         good_pass = sum(grade_design_outline(o).passed for _, o, e in entries if e["passed"])
         bad_fail = sum(not grade_design_outline(o).passed for _, o, e in entries
@@ -516,3 +533,75 @@ def test_one_letter_misspellings_are_mended_and_real_words_are_not() -> None:
         "the key does not change; we never invent one")
     assert g.read_field("checkpoint", "Intent journalled before the call, result after."
                         ).choice == "intent-and-result"
+
+
+# -- the classes HELDOUT6/7's misses showed (issue 17, stop s4) ---------------------------------
+
+@pytest.mark.parametrize("field,text", [
+    ("checkpoint", "Write-ahead log, intent journal, outbox, event sourcing, fsync, snapshot."),
+    ("idempotency", "Idempotency is guaranteed through deterministic, collision-resistant, "
+                    "retry-stable keys aligned with exactly-once semantics."),
+    ("resumeProtocol", "@reconcile @lookup @retry(same_key=True) @escalate"),
+    ("checkpoint", "@durable @wal def charge(): ...  # journaled"),
+])
+def test_a_list_of_mechanism_words_is_stuffing_and_named(field: str, text: str) -> None:
+    reading = g.read_field(field, text)
+    assert reading.choice is None and reading.problem.startswith("[contradiction]")
+    assert "decorators" in reading.problem or "without a predicate" in reading.problem
+    grade = grade_design_outline(good(**{field: text}))
+    assert not grade.passed and grade.contradictions
+
+
+@pytest.mark.parametrize("field,text", [
+    ("resumeProtocol", "Replay; reconcile open intents via provider lookup."),
+    ("resumeProtocol", "Mark the run failed and refund the charge (saga compensation)."),
+    ("idempotency", "Derived key (run id, step, args digest), unchanged across retries."),
+    ("checkpoint", "intent -> fsync -> POST /charges -> result -> fsync"),
+])
+def test_a_terse_design_with_a_predicate_is_not_stuffing(field: str, text: str) -> None:
+    assert g.read_field(field, text).choice is not None
+
+
+def test_mechanisms_done_in_code_are_read() -> None:
+    assert g.read_field("checkpoint", "put(run, step, 'sending', token); fsync; call; put(run, "
+                                      "step, 'sent', receipt)").choice == "intent-and-result"
+    assert g.read_field("idempotency", "k = hashlib.sha256(f'{run_id}:charge'.encode())"
+                        ).choice == "derived-key"
+    assert g.read_field("resumeProtocol", "c = pay.search(reference=row.run_id); save(c) if c "
+                                          "else pay.charge(row.amount, key=row.token)"
+                        ).choice == "replay-and-lookup"
+    assert g.read_field("idempotency", "key = str(hash((run_id, step))), the same on each retry"
+                        ).choice == "random-per-attempt"  # salted per process
+
+
+def test_a_qualifier_is_read_in_its_own_clause_and_sentence() -> None:
+    ack = g.read_field("checkpoint", "Before publishing we persist a 'charging' record; the worker"
+                                     " acks only after it has written the result.")
+    assert ack.choice == "intent-and-result" and not ack.notes
+    trace = g.read_field("idempotency", "sha256 of run and step. The trace id is not the key, "
+                                        "because the trace id is new per attempt.")
+    assert trace.choice == "derived-key" and not trace.notes
+    salt = g.read_field("idempotency", "Derived from run and step, plus a random nonce.")
+    assert salt.choice == "random-per-attempt" and salt.notes
+
+
+def test_a_claim_in_another_field_that_undoes_the_design_is_a_contradiction() -> None:
+    resume = grade_design_outline(good(resumeProtocol="Because nothing is written until the "
+                                                      "charge returns, it sends it again."))
+    assert not resume.passed and any("resume protocol says" in c for c in resume.contradictions)
+    failure = grade_design_outline(good(failureMode="On restart the charge is re-sent straight "
+                                                    "away; the cost is one extra request."))
+    assert not failure.passed and any("failure mode says" in c for c in failure.contradictions)
+
+
+def test_a_timeless_dedup_claim_is_refuted_by_the_late_recoveries() -> None:
+    grade = grade_design_outline(good(failureMode="Even days later the provider still "
+                                                  "recognises the key; the cost is one write."))
+    assert not grade.passed and not grade.properties["failure_consistent"]
+    assert any("24 h key retention" in line for line in grade.feedback)
+
+
+def test_a_passing_outcome_is_a_cost_not_a_claimed_failure() -> None:
+    grade = grade_design_outline(good(failureMode="A customer can briefly see a charge for a "
+                                                  "room never booked, and refunds take days."))
+    assert grade.passed, grade.feedback

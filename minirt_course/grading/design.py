@@ -21,9 +21,19 @@ normalised and split into clauses (punctuation, "but", arrows); vocabulary patte
 candidate mechanisms; a negation counts within its clause and a determiner's ("no", "without")
 scope ends with its noun phrase; :data:`QUALIFIERS` that undo a mechanism ("only after the
 provider answered", "kept in memory", "a new key on every retry", "never sent to the provider")
-decide the reading and are reported as contradictions naming both phrases; :func:`across_fields`
-reports a failure mode that denies what another field says. ``passed`` requires every property
-AND no contradiction.
+decide the reading and are reported as contradictions naming both phrases; a field listing
+mechanism words without a predicate, or naming them only in decorators and comments, is
+stuffing, a named contradiction; :func:`across_fields` reports a failure mode or resume protocol
+that denies what another field says ("nothing is written until the charge returns", "re-sent
+straight away"); a failure mode claiming the provider deduplicates however late is judged
+against the 25 h recoveries. ``passed`` requires every property AND no contradiction.
+
+HELDOUT6 + HELDOUT7 (140 blind outlines) split in five folds by name hash
+(benchmarks/design_reader_folds.py): tuned on folds 0, 1, 2, 4 (116 outlines) and on batches
+t13-t21 of tuning outlines; fold 3 (24 outlines) was kept out and measured once after that
+tuning: good 7/11, bad 9/13 (the reader before it: 7/11 and 8/13), then fitted too. The batches,
+each measured once before its fixes, scored good 5/7, 6/6, 2/3, 2/3, 5/5, 0/1, 4/5, 1/1, 3/4
+and bad 7/10, 6/8, 2/7, 4/5, 4/4, 4/7, -, 4/4, 3/4 (t21 after fold 3 was fitted). Unseen wording still misreads about a third of the time.
 
 NLP measured, not adopted (benchmarks/design_reader_nlp.py, results/design_reader_nlp.json):
 spaCy's blank English tokeniser with lookup lemmas for the negation scope (no trained model:
@@ -88,6 +98,7 @@ from .design_reader import (  # noqa: F401 - re-exported: the reader's names, as
     Claims,
     Reading,
     Term,
+    asserted_qualifier,
     denial,
     first_match,
     normalise,
@@ -272,6 +283,30 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
         if said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
             out.append(f"[contradiction] your failure mode says '{said.evidence}', but your "
                        f"idempotency field says '{idem.evidence}' ({idem.label})")
+    check = readings.get("checkpoint")
+    if check is not None and check.choice == Checkpoint.INTENT_AND_RESULT:
+        for where, text in (("resume protocol", resume.text if resume else ""),
+                            ("failure mode", failure)):  # "nothing is written until it returns"
+            said = asserted_qualifier("checkpoint", text, about_a_crash=where == "failure mode")
+            if said and said[0] != Checkpoint.INTENT_AND_RESULT and re.search(
+                    r"writ|journal|record|persist|sav|stor|commit|intent|memory", said[1]):
+                out.append(f"[contradiction] your {where} says '{said[1]}' ({said[2]}), but "
+                           f"your checkpoint field says '{check.evidence}' ({check.label})")
+    if resume is not None and resume.choice == Resume.REPLAY_AND_LOOKUP and t:
+        said = asserted_qualifier("resumeProtocol", failure)  # "re-sent straight away"
+        if said and said[0] == Resume.BLIND_RETRY and re.search(
+                r"straight away|immediately|right away|at once|first|before|after", said[1]):
+            out.append(f"[contradiction] your failure mode says '{said[1]}' ({said[2]}), but "
+                       f"your resume protocol says '{resume.evidence}' ({resume.label})")
+    if check is not None and check.choice == Checkpoint.INTENT_AND_RESULT and t:
+        costs = read_claims(failure)  # "the design adds no extra writes, so it is free"
+        if "cost" not in costs.named and re.search(
+                r"\b(is|it's|are|comes?) (essentially |basically |completely |totally )?free\b|"
+                r"\bcosts? nothing\b|\b(adds?|needs?|has|with|requires?) no (extra |additional "
+                r"|more )?(writes?|cost|overhead|latency)\b", t):
+            out.append("[contradiction] your failure mode says the design costs nothing, but "
+                       f"your checkpoint field says '{check.evidence}' ({check.label}): that "
+                       "is a durable write before every call")
     for name in ("checkpoint", "resumeProtocol"):  # "because the intent is never written"
         r = readings.get(name)
         said = denial(name, t, str(r.choice), about_a_crash=True) if r and r.choice else None
@@ -301,6 +336,12 @@ _CATEGORY = {"duplicate effect": "duplicate", "lost effect": "lost", "stuck": "s
 def judge_failure_mode(claims: Claims, cells: tuple[DesignCell, ...]) -> str:
     """'' if the failure mode agrees with the sweep of the learner's own design, else why not."""
     failed = [c for c in cells if not c.ok]
+    late = [c for c in cells if c.recovery == RECOVERIES[1] and c.outcome != "clean"]
+    if "timeless" in claims.asserted and late:
+        where = ", ".join(f"{c.window} ({c.outcome})" for c in late[:3])
+        return (f"[failure-mode] you say the provider still deduplicates however late the run "
+                f"resumes; recovered after 25 h (past its 24 h key retention) the sweep shows "
+                f"{where}")
     seen = {_CATEGORY[c.outcome] for c in failed}
     escalated = any(c.outcome == "escalated" for c in cells)
     if failed:

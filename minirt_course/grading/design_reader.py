@@ -12,9 +12,14 @@ reported (``Reading.notes``), never silent; a field naming exclusive mechanisms 
 naming a mechanism and elsewhere denying it (:data:`DENIALS`: "we have no journal", "the
 provider is never contacted"), is a ``[contradiction]`` problem, not a choice; a mechanism that
 is only wished for ("ideally we would ..."), undone in its sentence ("we would look it up, but
-we just resend") or rejected ("... would be too slow", "is skipped") is not read. Not
-guaranteed: every English phrasing (measured limits in :mod:`minirt_course.grading.design`); reading
-intent beyond one field, which is :func:`minirt_course.grading.design.across_fields`.
+we just resend") or rejected ("... would be too slow", "is skipped") is not read; a qualifier
+counts only in its own clause and sentence (not "the worker acks only after ...", not "the trace
+id is new per attempt, it is not the key", not an alternative named to be rejected); a field
+that lists mechanism words without a predicate (no order, condition or composition: who writes
+what, when), or names them only in decorators and comments, is a ``[contradiction]`` problem
+(:func:`stuffing`), never a choice. Not guaranteed: every English phrasing (measured limits in
+:mod:`minirt_course.grading.design`); reading intent beyond one field, which is
+:func:`minirt_course.grading.design.across_fields`.
 """
 
 from __future__ import annotations
@@ -72,14 +77,20 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(journal|record|log|persist|save|store|writ|append|commit|checkpoint|note|jot|"
             r"insert|register|guard)\w* (?:(?!result|response|output|receipt|outcome|answer|"
             r"reply)[\w' ]){0,50}\bbefore\b", r"\boutbox\b",
-            r"\bbefore (\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
-            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*)\b",
+            r"\b(fsync|commit|flush)\w*( ?\(\))?;? ([\w,:]+ ){0,3}(await )?([\w]+\.)?(charge|call|pay|"
+            r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
+            r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
+            r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*|publish\w*|enqueu\w*|asking|"
+            r"reaching|spend\w*)\b",
             r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
             r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
             r"before (the |each |every |an? |any )?(activity|tool call|step|call|request|charge|"
             r"payment|http call|api call) (runs|starts|begins|executes|leaves|goes out|is (run|"
             r"sent|started|executed|made|issued|invoked|dispatched))",
             r"only then (does|do|is|are) (the )?(\w+ )?(request|call|charge)",
+            r"\b(published|sent|dispatched|called|issued|made|charged|enqueued|fired|executed|"
+            r"invoked|goes|go|leaves|pushed|put|queued)\w*( [\w']+){0,3} only (after|once|when) [^.;]{0,80}\b(committed|written|durable|persisted|"
+            r"journaled|fsynced|recorded|flushed|stored|saved)\b",
             r"(intent|row|record|entry)\w* (is |gets )?(committed|written|journaled|persisted|"
             r"recorded) first", r"\bfirst (commit|write|journal|persist|record)\w* (the |an? )?"
             r"(intent|pending|planned)", r"\bfirst (records?|writes?|commits?|journals?|persists?|"
@@ -101,11 +112,15 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"request|payment)\w* (is |are |gets )?(written|journaled|recorded|persisted|saved|"
             r"stored|committed|logged)",
             r"\b(pending|planned|intended|scheduled|announced|outgoing) (\w+ ){0,2}(first|before)\b",
+            r"#+ ?before( the (call|charge|request))?\s*\n[^#]{0,200}?\b(committed|written|journaled|"
+            r"recorded|persisted|fsynced|saved|stored|inserted|appended)\b",
             r"\b(step|phase|stage) (1|one|a)\b[^.;]{0,40}\b(journal|append|write|record|log|"
             r"persist|commit|intent)\w*", r"\b(first|1st) (step|thing|action)\b[^.;]{0,30}\b("
             r"journal|append|write|record|log|persist|commit|intent)\w*",
-            r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w* (the |a |an |"
-            r"each |every )?(planned|pending|intended|upcoming|outgoing) (charge|call|request|payment|"
+            r"\bwait\w* (until|till|for) [^.;]{0,30}\b(on disk|durable|fsynced|flushed|committed|"
+            r"written|synced)\b[^.;]{0,10}\bthen\b",
+            r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w*( down)? (the |a |"
+            r"an |each |every )?(planned|pending|intended|upcoming|outgoing) (charge|call|request|payment|"
             r"operation)",
             r"\b(write|writes|note|notes|record|records|jot|jots|log|logs|save|saves)( down)? "
             r"what (we|it|the worker|the agent|the run) (will|are going to|is going to|plan to|"
@@ -133,7 +148,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"calls)\b", r"every (minute|second|hour|few (seconds|minutes|steps))", r"(dump|serialize|serialise|pickle)\w* (the )?(whole |entire |full )?"
             r"(agent |run )?state")),
         Term(Checkpoint.NONE, "none: nothing is journaled", (
-            r"\bin memory\b", r"\bstateless\b"), unguarded=(
+            r"\bin memory\b(?![^.;]{0,40}\bthen (\w+ ){0,2}(appended|written|journaled|persisted|"
+            r"fsynced|committed|flushed|saved|stored)\b)", r"\bstateless\b"), unguarded=(
             r"\b(no|without( a| any)?) (checkpoint|journal|persistence|durable state|log|"
             r"storage)s?\b", r"nothing is (saved|persisted|stored|written|journaled)",
             r"(don't|do not|never) (persist|save|store|journal|checkpoint)")),
@@ -145,14 +161,18 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(hash|digest|sha ?256)\w* (of|over) (the )?(run|workflow|payload|args|"
             r"arguments|request|params|parameters|step|operation)",
             r"\b(run|workflow)( id)?( and|,|:| plus)? ?(the )?(step|activity)",
-            r"(sha ?256|hash|digest|hmac)\w*\W{0,3}(run|workflow)", r"(payload|args|arguments?|request|"
+            r"(sha ?256|hash|digest|hmac)\w*\W{0,3}(f\W{1,3})?(run|workflow)", r"\buuid ?[35]\b", r"(payload|args|arguments?|request|"
             r"parameters?|params) (digest|hash)", r"(deterministic|stable|fixed) (idempotency |"
             r"effect )?keys?", r"same (idempotency |effect )?key (on|for|across|in|with) "
             r"(every|each|all)", r"same (one|value) (on|for|across|in|with) (all|every|each)",
             r"\beffect keys?\b", r"(order|business|invoice|payment) ?(id|"
             r"number) as (the |an |our )?(idempotency |dedup\w* )?key", r"\bderived? (from|of)\b",
-            r"(calculated|computed|coming|made|make|built|taken|formed) from (the )?(run|"
-            r"workflow|order|step|stream)", r"(order|run|workflow) (id|number) (like|as) (the "
+            r"\b(second|next|later|another|new) (try|attempt|retry|send)\b[^.;]{0,30}\bsame\b",
+            r"(calculated|computed|coming|made|make|built|taken|formed|cut|drawn) from (the )?(run|"
+            r"workflow|order|step|stream|job|message|task|row|record)\b",
+            r"\b(redelivered|retried|repeated|resent|second|replayed) \w+ (produces|gets|has|carries|"
+            r"yields|gives|computes|sends) (exactly )?(the )?same\b",
+            r"(order|run|workflow) (id|number) (like|as) (the "
             r"|an |our )?(idempotency )?key", r"same (\w+ )?(every|each) (time|attempt|retry|try)",
             r"same (on|at|in|for) (every |each |the |all )?(retr|attempt)",
             r"\b(identical|unchanged|constant|equal|byte identical|unaltered) (on|for|across|in|at|"
@@ -162,7 +182,11 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with|"
             r"concatenated with|appended to|joined to|glued to|followed by|and then) (the )?"
             r"(step|activity|sequence)",
-            r"(pure|deterministic) function of", r"\bderived keys?\b",
+            r"(pure|deterministic) function of", r"\b(made|make|built|formed|computed|derived|"
+            r"taken|calculated|composed|generated|created)\w* (from|of|out of|with|using) (the )?"
+            r"(id|name|number|identifier|hash|digest)s? of (the )?(run|workflow|step|order|"
+            r"operation)", r"\b(in|on|for|at|with) (every|each|any) (retry|attempt|try|resend)\w*,? "
+            r"(it |the key |the token )?(is|stays|remains|keeps) (the )?same\b", r"\bderived keys?\b",
             r"\b(log|journal|stream|event|sequence) (position|offset|index|sequence number|seq)",
             r"\b(fixed|stable|constant|unchanged|immutable) (forever|for ever|for good|for life)",
             r"\bdeterministic(ally)?\b", r"\b(aggregate|entity|stream) id\b[^.;]{0,20}\b(version|"
@@ -212,11 +236,13 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b", r"reconcil",
                  r"\b(query|queries|queried|ask|asks|asking|check|checks|checking|verify|"
                  r"search)\w* (with )?(the )?(payment )?(provider|api|stripe|psp|processor|"
-                 r"service)", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
+                 r"service|bank|gateway)", r"\b(ask|asks|asking|query|queries|check|checks)\w* (the )?"
+                 r"(\w+ ){0,2}(whether|if) (it|they|he|she) (already )?(knows?|has|have|saw|recorded|"
+                 r"holds?)\b", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
                  r"status) (from|by)", r"check\w* (it |them )?(against|with|at) (the )?(provider|"
                  r"stripe|api|psp|processor)", r"(get|fetch|retrieve|read)\w* .{0,25}(idempotency "
                  r"key|by (its |the )?key)", r"\b(ask|asks|asking|query|queries|check|checks|"
-                 r"consult|consults|verif\w*|interrogat\w*) (\w+ ){0,3}(the )?(provider|stripe|"
+                 r"consult|consults|verif\w*|interrogat\w*|demand\w*) (\w+ ){0,3}(the )?(provider|stripe|"
                  r"psp|payment service|processor)", r"(find|finds|retrieve\w*|fetch\w*|look for|"
                  r"search for|searches) (a |an |the |any )?(existing |prior |previous |earlier |"
                  r"matching )?(charge|payment)", r"search (the )?(provider|"
@@ -245,10 +271,12 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"\b(contact|call|ping|hit|poll)\w* (the )?(provider|psp|stripe|gateway|"
                  r"processor|bank)'?s? (\w+ ){0,3}(to see|to find out|to learn|whether|if it|"
                  r"status|lookup|search|get)", r"\bstatus (check|endpoint|request|query|call|api)",
-                 r"\b(inquir|enquir)\w*", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
+                 r"\b(inquir|enquir)\w*", r"\b(ask|asks|asking|query|queries|queried|consult\w*|"
+                 r"poll\w*|interrogat\w*)\b[^.;]{0,40}\bfor (the |its |their |that )?(outcome|status|"
+                 r"verdict|fate)\b", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
                  r"processor|bank) (has|knows|saw|recorded|already)",
                  r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
-                 r"\b(provider|psp|stripe|gateway|client|api|processor)\.(get|lookup|look_up|"
+                 r"\b(provider|psp|stripe|gateway|client|api|processor|pay|payments?|billing|charges)\.(get|lookup|look_up|"
                  r"retrieve|find|search|fetch|query|status|lookup)\w*\(",
                  r"\b(check|verif|confirm|ask|query|consult)\w* (\w+ ){0,4}(with|at|against) (the )?"
                  r"(provider|psp|stripe|gateway|processor|bank)\b",
@@ -281,6 +309,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"charges?|tool calls?|operations?|activit\w+|it|them|everything|with)\b",
             r"(start|run)\w* (over|again) from (the )?(start|beginning|scratch|top)",
             r"restart (the run|from)", r"(call|send|run) (it |the api |the tool )?again",
+            r"\b(sends?|sent|calls?|runs?|charges?|submits?|issues?|fires?|does|makes?) (it |them |"
+            r"the (charge|call|request|payment) )?(once )?again\b",
             r"(re ?try|re ?send|re ?run|re ?execut|re ?dispatch|re ?issu|re ?submit)\w* from "
             r"(the )?(last|latest|start|beginning|top)",
             r"at least once", r"\bre ?(try|send)(ing|s)?\b", r"\bredeliver\w*",
@@ -340,7 +370,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"(not fulfilled|unfulfilled|cancelled)", r"\blose (the |an |a )?(effect|charge|"
              r"payment|booking|order)"),
     "stuck": (r"stuck", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
-              r"blocked", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
+              r"blocked", r"\bblocks?\b", r"\b(cannot|can't|can not) (move|proceed|"
+              r"continue|progress|go on|advance)\b", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bpaged\b", r"must (verify|decide|check)",
               r"nobody can (know|tell|settle)"),
@@ -354,7 +385,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"verif\w*|prove|proven|answer|resolved?|told|known|decided)\b",
               r"\b(provider|psp|stripe|gateway|database|db|journal) (is |goes |being )?(down|"
               r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b",
-              r"\boutages?\b", r"\b(reachable|available|back up) again\b"),
+              r"\boutages?\b", r"\b(reachable|available|back up|work|works) again\b",
+              r"\b(endpoint|api|service|lookups?|search|query api)s? (is |are |goes |being )?(down|"
+              r"unavailable|unreachable|offline)\b"),
     "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
              r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
@@ -375,7 +408,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
              r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
              r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
-             r"\bto (operate|maintain|monitor|keep alive|deploy|babysit)\b", r"\b(clean(ed)? up|"
+             r"\b(process|service|component|table|daemon|worker|part|system|relay|queue|broker|"
+             r"cluster)s? to (operate|maintain|monitor|keep alive|deploy|babysit)\b",
+             r"\btakes? (days|hours|minutes|weeks|longer|a while)\b", r"\b(clean(ed)? up|"
              r"cleanup|garbage collect\w*|housekeeping|vacuum\w*)\b", r"\b(another|an extra|one "
              r"more|a separate|a second) (process|service|component|table|daemon|worker|moving "
              r"part)", r"\b(trust|trusts|trusting|lean|leans|count|counts|bank|banks) (on )?(the |"
@@ -393,7 +428,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              # costs said in other words: "more one write", "every call pays", "hot path"
              r"\bmore (one|1|an?|another) (\w+ )?(write|fsync|commit|insert|lookup|request|"
              r"round ?trip|query|call|search|flush)",
-             r"\b(every|each|any) (\w+ )?(call|payment|charge|step|request|activity|send)s? "
+             r"\b(every|each|any) (\w+ )?(call|payment|charge|step|request|activity|send|spend)s? "
              r"(pays|costs|waits|needs|requires|adds|incurs|blocks|takes)\b",
              r"\bhot path\b", r"\b(synchronous|blocking|sync|durable) (\w+ )?(write|commit|"
              r"fsync|insert|flush|round ?trip)", r"\bnetwork (hop|round)", r"\bpenalty\b",
@@ -407,6 +442,13 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\badditional\b", r"\b(is|are|gets) (a bit |a little |little bit |somewhat )?"
              r"slow"),
 }
+#: A claim that the provider's deduplication has no time limit ("even days later the provider
+#: still recognises the token"): judged against the sweep's recoveries past retention.
+CLAIMS["timeless"] = (
+    r"\b(still|always|forever|indefinitely|permanently|for ever)\b (\w+ ){0,3}(recogni[sz]\w*|"
+    r"dedup\w*|remember\w*|knows?|honou?r\w*)\b(?![^.;]{0,30}\b(within|for 24|inside|until|up "
+    r"to|24 ?h))", r"\b(never|won't|will not) (forgets?|expires?)\b",
+    r"\b(keys?|tokens?) (never|don't|do not) expire\b")
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
     "W2": (r"after (the )?intent.{0,40}before (the )?(request|call|send|dispatch)",
@@ -430,8 +472,12 @@ _NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesn
              "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits", "zero"}
 _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
                            r"eliminated)\b")
+#: An outcome said to pass ("a customer can briefly see a charge for a room never booked") is
+#: a cost of the design, not a failure the sweep must show.
+_TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
+                        r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
-_CLAUSE = re.compile(r"[.;:!?,()\n]| but | so | whereas | while ")
+_CLAUSE = re.compile(r"[.;:!?,()\n|]| but | so | whereas | while ")
 
 
 #: Words the vocabulary turns on, mended when misspelt by one letter ("intnet", "jounral",
@@ -482,6 +528,8 @@ def normalise(text: str) -> str:
     t = re.sub(r"\s*(->|=>|\u2192)\s*", "; ", t)  # an arrow separates two clauses
     t = re.sub(r"[-_/+=>\u2192\u2013\u2014*`\"]", " ", t).replace("&", " and ")
     t = re.sub(r"\b(brand|completely|totally|entirely|whole) new\b", "new", t)  # "a brand-new key"
+    t = re.sub(r"\b(at no (point|time|stage)|under no circumstances?|in no case|not once|not at any "
+               r"(point|time))\b", "never", t)  # the many ways English says never
     return re.sub(r"[ \t]+", " ", t).strip()
 
 
@@ -492,15 +540,30 @@ _AUXILIARIES = {"is", "are", "was", "were", "be", "been", "gets", "get", "has", 
                 "then", "and", "we", "it", "they"}
 
 
+#: Adverbs that end the noun phrase of "no" ("a job with no receipt first asks ..."), but not
+#: the scope of "without" ("resend without first asking").
+_NP_ENDS = {"first", "always", "still", "now", "immediately"}
+
+
+_NO_NEED = re.compile(r"\b(no need|never any need|not necessary|unnecessary) (to|for)\b[^.;]{0,50}$")
+#: A mechanism said to be done by another party ("the provider does the reconciliation for us").
+_DELEGATED = re.compile(r"\b(provider|psp|stripe|gateway|bank|processor)\b (\w+ )?(does|do|handles?|"
+                        r"takes? care of|performs?)\b[^.;]{0,20}$")
+
+
 def _negated(text: str, start: int, window: int = 3) -> bool:
     """True when a negator scopes over the match at ``start``: one of the last ``window`` words
     of its clause (``_NEGATORS`` or any word ending in "n't"), unless it is a determiner ("no",
     "without") whose noun phrase ended before the match (an auxiliary lies between)."""
-    words = _CLAUSE.split(text[:start])[-1].split()[-window:]
+    clause = _CLAUSE.split(text[:start])[-1]
+    if _NO_NEED.search(clause):
+        return True  # "there's no need to call the lookup endpoint or reconcile anything"
+    words = clause.split()[-window:]
     after = text[start:].split()[:1]  # "intents without a result | are resent": scope ended
     for i, w in enumerate(words):
         if w in _NEGATORS or w.endswith("n't"):
-            if w in _DETERMINERS and _AUXILIARIES & set(words[i + 1:] + after):
+            ends = _AUXILIARIES | (_NP_ENDS if w != "without" else set())
+            if w in _DETERMINERS and ends & set(words[i + 1:] + after):
                 continue
             return True
     return False
@@ -540,7 +603,10 @@ def first_match(text: str, patterns: tuple[str, ...], guarded: bool = True) -> r
     would be too slow")."""
     found = [m for p in patterns for m in re.finditer(p, text)
              if not (guarded and (_negated(text, m.start()) or _aspired(text, m.start())
-                                  or _REJECTED_AFTER.search(text[m.end():])))]
+                                  or _REJECTED_AFTER.search(text[m.end():])
+                                  or _DELEGATED.search(_CLAUSE.split(text[:m.start()])[-1])
+                                  or (m.group(0).startswith("only ") and _END_OF_STEP.search(
+                                      _CLAUSE.split(text[:m.start()])[-1]))))]
     return min(found, key=lambda m: m.start()) if found else None
 
 
@@ -586,15 +652,20 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"committed|inserted) until", Checkpoint.RESULT_ONLY, "the intent is written only after "
          "the call"),
         (r"\bonly (after|once|when) (the |it |its |a )?(provider|call|charge|response|result|api|"
-         r"payment|request|answer|it)\w*(?! (is|has been|was|are) (durable|written|journaled|"
+         r"payment|request|answer|it|psp|stripe|gateway|processor|bank)\w*(?! (is|has been|was|are) (durable|written|journaled|"
          r"committed|persisted|on disk|stored|saved|fsynced|recorded|safe))", Checkpoint.RESULT_ONLY, "the intent is written only "
          "after the call"),
-        (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (anything |it |the "
+        (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (to (the |our )?(journal|"
+         r"log|db|database|disk|table|store) )?(anything |it |the "
          r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
          "the call"),
         (r"\bintent\w* (as soon as|once|when|after) the (response|answer|reply|result|provider|"
          r"call)", Checkpoint.RESULT_ONLY, "the intent is written when the response arrives"),
         (r"together with the (result|response|outcome|answer)", Checkpoint.RESULT_ONLY,
+         "the intent is written together with the result"),
+        (r"\bintent\w*\b[^.;]{0,60}\b(together|in one transaction|in the same transaction|in a single "
+         r"transaction)\b[^.;]{0,40}\b(once|after|when) (the )?(provider|psp|call|charge|response|"
+         r"reply|answer|bank|gateway)", Checkpoint.RESULT_ONLY,
          "the intent is written together with the result"),
         (r"fail(s|ed)? to (record|write|journal|persist|save|store) the intent",
          Checkpoint.RESULT_ONLY, "the intent is not recorded"),
@@ -638,13 +709,26 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(not|never|n't|without|no) (\w+ )?(fsync|flush|sync)\w* (it |them |the intent |the log |"
          r"the file )?(before|until|ahead of|prior to)", Checkpoint.RESULT_ONLY,
          "the intent is not durable before the call"),
+        (r"\b(batch(es|ed|ing)?|buffer(s|ed|ing)?)\b[^.;]{0,80}\b(every|later|periodically|in the "
+         r"background|asynchronously|eventually)\b", Checkpoint.RESULT_ONLY,
+         "the intent is buffered, not durable before the call"),
+        (r"\blogger\.(info|debug|warning|warn|error|log)\b", Checkpoint.RESULT_ONLY,
+         "the intent goes to a log stream, not the journal"),
+        (r"\bnothing (is |gets )?(ever )?(written|journaled|recorded|persisted|saved|stored|"
+         r"committed) (to disk |durably )?(until|till) (the )?(call|charge|provider|response|result|"
+         r"request|answer|psp|stripe|gateway|api|bank|processor|it|we)\b", Checkpoint.RESULT_ONLY, "nothing is written until the call returns"),
         (r"\bintent\w*[^.;]{0,30}\b(stdout|stderr|the console|printed|print\(|the terminal|a log "
          r"line|the logger|log messages?)\b", Checkpoint.RESULT_ONLY,
          "the intent goes to a log stream, not the journal"),
+        (r"\b(while|as) (it|the (call|request|charge|payment)) is (already )?(in flight|running|"
+         r"being sent|under way|pending|out)\b[^.;]{0,40}\b(intent|append|write|journal|record)\w*",
+         Checkpoint.RESULT_ONLY, "the intent is written while the call is in flight"),
         (r"\b(asynchronous|async|background|non blocking|lazy) (write|append|flush|insert)s? of "
          r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
         (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
          r"response|outcome|receipt|reply)", Checkpoint.RESULT_ONLY, "only the result is written"),
+        (r"\b(is|are) (only|just|really|actually|merely|in fact) (a |an )?(\w+ )?snapshots?\b",
+         Checkpoint.SNAPSHOT, "the journal is only a periodic snapshot"),
         (r"in a python (dict|list|object|variable)", Checkpoint.NONE, "a Python object"),
         (r"\b(list|dict|map|array|buffer|queue|object) in (ram|memory)\b", Checkpoint.NONE,
          "an in-memory structure"),
@@ -653,9 +737,12 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"truncated|reset|emptied|dropped|lost|discarded)\b[^.;]{0,20}\b(restart|reboot|boot|"
          r"startup|start up|crash|deploy|redeploy)", Checkpoint.NONE,
          "the journal does not survive a restart"),
-        (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go) (in|on|to|into) (the )?(tmp|"
+        (r"\b(lives?|is|are|stored|kept|written|sits?|saved|goes|go|under) (in |on |to |into |under )?"
+         r"(the )?(tmp|"
          r"tmpfs|ramdisk|ram disk|shm)\b|\bon the container\b|\bephemeral (disk|storage|volume|"
-         r"filesystem)|\bwithout persistence\b|\bmemcache", Checkpoint.NONE,
+         r"filesystem)|\bwithout persistence\b|\bmemcache|\b(persistence|durability|fsync|aof|"
+         r"journaling) (is |being )?(switched off|turned off|disabled|off)\b|\b(disabled|no) "
+         r"(persistence|durability)\b", Checkpoint.NONE,
          "storage that does not survive the crash"),
         (r"(written|persisted|saved|stored|journaled) nowhere", Checkpoint.NONE,
          "written nowhere"),
@@ -682,7 +769,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"recorded|written) nowhere|(not|never) (stored|kept|saved|journaled|persisted|recorded))",
          Idempotency.RANDOM_PER_ATTEMPT, "the key is not stored, so a retry makes a new one"),
         (r"\b(uuid|random|nonce|guid)\w*(?:(?!reuse|re use|same|kept|read|stored|journal|once|"
-         r"persist|saved)[^.;]){0,40}\b(on|for|at|per|with|in) (every|each) (retry|attempt|try|"
+         r"persist|saved)[^.;]){0,40}\b((on|for|at|per|with|in) )?(every|each) (retry|attempt|try|"
          r"request|send|resend|call|charge|invocation|time)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "a new key on every attempt"),
         (r"\b(replac|overrid|overwrit|swap|substitut)\w* (it |the key |them )?(with|by) [^.;]{0,30}"
@@ -698,11 +785,28 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
         (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id)\b",
          Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
+        (r"\b(plus|more|and|with|append\w*|add\w*|concatenat\w*|suffix\w*|salt\w*|mix\w* in)"
+         r"( to it| it with)? (a |an |one )?(fresh |new |random |unique )*(random\w*|uuid ?4|uuid|"
+         r"nonce|guid|salt)\b(?![^.;]{0,40}\b(once|stored|journal\w*|persist\w*|saved|kept|reused|"
+         r"read back|same))", Idempotency.RANDOM_PER_ATTEMPT, "a random part is added to the key"),
+        (r"\bhash\(\(|\bstr\(hash\(|\bpython'?s? (built ?in )?hash\b|\bpythonhashseed\b|\bbuilt ?in "
+         r"hash\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "Python's hash() is salted per process: a restarted process makes another key"),
+        (r"\b(generate|mint|create|make|draw|pick)\w* (a |an )?(fresh|new|different|random|another) "
+         r"(idempotency )?(key|uuid|token|id)\b(?![^.;]{0,40}\b(once|per (logical )?operation|stored|"
+         r"journal\w*|persist\w*|saved|kept|reused|same))", Idempotency.RANDOM_PER_ATTEMPT,
+         "a new key is made for the resend"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
+        (r"\b(sha ?256|hash|digest|hmac|key)\w*\W{0,3}[^.;)]{0,40}\b(attempt|try|retry)( ?(number|no|"
+         r"n|count|counter|index|id))?\s?\)", Idempotency.RANDOM_PER_ATTEMPT,
+         "the attempt number is part of the key"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the attempt number is part of the key"),
-        (r"\b(timestamp|current time|time\.time|now\(\))", Idempotency.RANDOM_PER_ATTEMPT,
+        (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
+         r"\b[^.;]{0,60}\b(timestamp|current time|time\.time|now\(\)|"
+         r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
+         r"token|id)s?\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the current time is part of the key"),
         (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*)( it| the "
          r"key| them)?( along| on| through| over| out)? (to|with|in) (the )?(\w+ )?(provider|psp|"
@@ -723,6 +827,15 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(re ?send|retr|re ?tr|send again|re ?issu|re ?submit|repeat)\w* [^.;]{0,40}\b(first|"
          r"straight away|immediately|right away|at once)\b[^.;]{0,20}\b(then|afterwards|after "
          r"that|later|and after)\b", Resume.BLIND_RETRY, "the resend comes before the lookup"),
+        (r"\b((is|are|gets|get|was) (\w+ )?(re ?sent|resent|retried|resubmitted|re ?issued|sent "
+         r"again|repeated|redone|charged again|fired again)|we (just |simply )?(re ?send|retry|send "
+         r"again|charge again)( it| the charge| the call)?) (\w+ ){0,2}(straight away|immediately|"
+         r"right away|at once|first thing|before anything else)\b", Resume.BLIND_RETRY,
+         "the resend comes at once, before any lookup"),
+        (r"\b(re ?sen[dt]|resent|retried|charged again|sent again|re ?issued|repeated)\w*[^.;]{0,60}"
+         r"\b(once|after|when) (that|it|this|the resend|the retry|the charge) (returns|completes|is "
+         r"done|comes back|succeeds)[^.;]{0,20}\b(look|check|ask|query|reconcil|verif)",
+         Resume.BLIND_RETRY, "the lookup comes after the resend"),
         (r"\b(check|ask|look|query|consult|verif|confirm)\w* [^.;]{0,40}\b(after|afterwards|once) "
          r"(we |it )?(have |has )?(re ?sent|resend\w*|retried|sent again|repeated)",
          Resume.BLIND_RETRY, "the lookup comes after the resend"),
@@ -736,6 +849,13 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"reply|it says|the provider says|outcome)|\b(resend|retr|re ?send|send again|charge "
          r"again)\w*[^.;]{0,30}\b(regardless|anyway|in any case|either way|no matter what)\b",
          Resume.BLIND_RETRY, "the resend does not depend on the lookup"),
+        (r"\b(operator|human|someone|support|admin|a person)s?\b[^.;]{0,20}\b(look|check|query|ask|"
+         r"verif|search)\w*[^.;]{0,40}\b(later|afterwards|after the fact|if (a |the )?customer|on "
+         r"complaint|when (a |the )?customer)", Resume.BLIND_RETRY,
+         "the lookup is left to a person, after the resend"),
+        (r"\b(and|then|just|simply|we|they|it|sometimes|often) (skip|skips|bypass\w*|omit\w*|drop|"
+         r"drops) (that|this|it|the (lookup|check|query|search|reconciliation)s?)\b",
+         Resume.BLIND_RETRY, "the lookup is skipped sometimes"),
         (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
          r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
          "the resend does not wait for the lookup"),
@@ -752,11 +872,14 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
     "checkpoint": (
         (r"\b(have|has|keep|keeps|use|uses|need|needs|there is|there are|with|got|run|runs) no "
          r"(journal|checkpoint|log|database|db|persistence|durable (state|storage)|storage|"
-         r"disk|store)s?\b(?! (entry|entries|row|rows|record|records|write|writes|line|lines|"
+         r"disk|store|record|trace)s?\b(?! (entry|entries|row|rows|record|records|write|writes|"
+         r"line|lines|id|ids|of (the|its|a) result|"
          r"call|calls))", _ANY_CP, "there is no journal"),
         (rf"\bnothing (is |gets |was |will be )?(ever )?{_WRITTEN}( down| anywhere| to disk| "
          r"durably)?\b(?! (before|until|first|ahead|prior|yet|till|in (w|the window)))", _ANY_CP,
          "nothing is written"),
+        (r"\b(keeps?|stores?|saves?|writes?|persists?|holds?) nothing (on disk|durabl\w*|anywhere|to "
+         r"disk)\b", _ANY_CP, "nothing is kept on disk"),
         (r"\b(never|don't|do not|doesn't|does not|we not) (journal|persist|checkpoint|save|store|"
          r"write|record|log)\w* (anything|a thing|any state)\b(?! (before|until|till|first))",
          _ANY_CP, "nothing is written"),
@@ -787,12 +910,18 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
+        (r"\bno need (to|for) (\w+ ){0,4}(the )?(look ?up|lookup|reconcil\w*|status|search)\w*",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "no lookup is needed"),
         (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
          r"|sometimes |then )?(skipped|left out|omitted|dropped|optional|bypassed)",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "the lookup is skipped"),
         (r"\b(provider|psp|stripe|gateway|processor|bank) (is |gets |are |will be )?(never|not) "
          r"(\w+ )?(asked|contacted|queried|checked|consulted|called|involved|touched)",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
+        (r"\b(provider|psp|stripe|gateway|processor|bank|api|it|they)\b[^.;]{0,15}\b(has|have|"
+         r"offers?|provides?|exposes?|supports?) no (\w+ )?(lookup|search|query|status|get|read)\w*"
+         r"( api| endpoint| call)?\b|\bno (lookup|search|query|status) (api|endpoint)s?\b",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider has no lookup"),
     ),
 }
 _SCOPE_ENDS = {"and", "then", "we", "it", "they", "but", "so", "which", "that"}
@@ -833,6 +962,7 @@ def denial(field_name: str, t: str, choice: str, skip: tuple[int, int] = (-1, -1
 #: The mechanism a qualifier may undo (a qualifier about memory does not undo "none").
 _UNDOES: dict[tuple[str, str], set[str]] = {
     ("checkpoint", Checkpoint.RESULT_ONLY): {Checkpoint.INTENT_AND_RESULT},
+    ("checkpoint", Checkpoint.SNAPSHOT): {Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY},
     ("checkpoint", Checkpoint.NONE): {Checkpoint.INTENT_AND_RESULT, Checkpoint.RESULT_ONLY,
                                       Checkpoint.SNAPSHOT},
     ("idempotency", Idempotency.RANDOM_PER_ATTEMPT): {
@@ -843,10 +973,44 @@ _UNDOES: dict[tuple[str, str], set[str]] = {
 MIN_WORDS = 4
 
 
+#: A checkpoint qualifier in a clause whose verb ends the step ("the worker acks the message
+#: only after ...") is about that action, not about when the intent is written.
+_END_OF_STEP = re.compile(r"\b(acks?|acked|acking|acknowledg\w*|delet\w*|remov\w*|releas\w*|"
+                          r"replies|responds?|returns?|closes?|retires?)\b")
+#: An idempotency qualifier in a sentence about another identifier that is said not to be the
+#: key ("the trace id is NOT the key, because it is new per attempt") is about that identifier.
+_OTHER_ID = re.compile(r"\b(trace|correlation|span|tracing|request|log|message|observability) "
+                       r"ids?\b[^.;]*\b(not|isn't|never|separate from|besides|in addition to) "
+                       r"(\w+ )?(the|our|an?) (idempotency |dedup |provider )?key\b")
+
+
+#: A sentence that names an alternative only to reject it ("Python's hash() would be salted
+#: per process, so we avoid that").
+_REJECTED_ALTERNATIVE = re.compile(r"\b(would|could|might)\b[^.;]*\b(avoid\w*|wrong|reject\w*|"
+                                   r"instead|rather than|not use|don't use)\b")
+
+
+def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
+    """A qualifier match that is about something else: another action, another identifier, or a
+    rejected alternative."""
+    start = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start())) + 1
+    end = min([i for i in (t.find(".", m.end()), t.find(";", m.end())) if i >= 0] or [len(t)])
+    sentence = t[start:end]
+    if _REJECTED_ALTERNATIVE.search(sentence):
+        return True
+    if field_name == "checkpoint":
+        return bool(_END_OF_STEP.search(_CLAUSE.split(t[:m.start()])[-1]))
+    if field_name == "idempotency":
+        return bool(_OTHER_ID.search(sentence))
+    return False
+
+
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
     """The first qualifier of ``field_name`` in ``t`` that is not itself negated."""
     for pattern, choice, why in QUALIFIERS.get(field_name, ()):
         for m in re.finditer(pattern, t):
+            if _out_of_scope(field_name, t, m):
+                continue
             first = m.group(0).split()[0]
             if first in _NEGATORS or first.endswith("n't") or not _negated(t, m.start(), 4):
                 return str(choice), m.group(0), why
@@ -857,6 +1021,71 @@ def qualifier(field_name: str, text: str) -> tuple[str, str, str] | None:
     """The first qualifier of ``field_name`` in ``text`` that is not itself negated: (the choice
     it describes, the phrase, why), or None. Used to read one field's claim in another field."""
     return _qualifier(field_name, normalise(text))
+
+
+def asserted_qualifier(field_name: str, text: str, about_a_crash: bool = False
+                       ) -> tuple[str, str, str] | None:
+    """:func:`qualifier` of ``field_name`` read in another field's ``text``, counted only in a
+    sentence that asserts it: not a hypothetical ("if", "would", "otherwise"), and with
+    ``about_a_crash`` (a failure mode) not a sentence describing a crash moment or a window."""
+    for sentence in re.split(r"[.;!?\n]", normalise(text)):
+        said = _qualifier(field_name, sentence)
+        if said:  # the clause of the qualifier, not the whole sentence
+            at = sentence.find(said[1])
+            clause = _CLAUSE.split(sentence[:at])[-1] + _CLAUSE.split(sentence[at:])[0]
+            if not (_HYPO_DENIAL.search(clause) or (about_a_crash and _MOMENT.search(clause))):
+                return said
+    return None
+
+
+# -- stuffing: mechanism words without a predicate ------------------------------------------------
+
+#: Mechanism words a stuffed answer lists (normalised text).
+_BUZZ = re.compile(r"\b(write ahead|wal|journal\w*|outbox\w*|event sourc\w*|checkpoint\w*|"
+                   r"snapshot\w*|fsync\w*|durab\w*|exactly once|idempoten\w*|deterministic\w*|"
+                   r"dedup\w*|sha ?256|collision\w*|retry stable|reconcil\w*|look ?ups?|replay\w*|"
+                   r"compensat\w*|saga\w*|escalat\w*|operator\w*|two phase|cdc|crash consistent|"
+                   r"uncertain|refund\w*|same key|payload digest|intent\w*|transactional|uuid\w*|hmac|"
+                   r"hash\w*|digest|nonce|run id)\b")
+#: What makes a sentence a design rather than a list: an order, a condition, a composition.
+_PREDICATE = re.compile(r"\b(before|after|then|when|whenever|once|until|till|if|unless|prior|"
+                        r"ahead|while|from|per|each|every|only|again|never|no|not|at|via|into|"
+                        r"against|derived|made|built|computed|reused|unchanged|stays|kept|stored|"
+                        r"written|sent|carried|read)\b|\bacross (all |every |the )?(retr|attempt|tries|"
+                        r"restart|resend)|\bby (the |its |that |our |a )?(\w+ )?(key|reference|ref|id|"
+                        r"token)\b|\w\(|=|[;:]")
+_DECORATOR = re.compile(r"@\w+(\([^)]*\))?")
+_CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
+
+
+def stuffing(field_name: str, text: str) -> str:
+    """Why ``text`` is a list of mechanism words rather than a design ('' when it is not): a
+    list of short items, or a sentence naming four mechanism words (three, of different
+    mechanisms) with no order, condition or composition (who writes what, when), or code that
+    names mechanisms only in decorators, names and comments."""
+    raw = text[:MAX_CHARS]
+    if _DECORATOR.search(raw):
+        rest = _CODE_NOISE.sub(" ", _DECORATOR.sub(" ", raw))
+        if len(re.findall(r"[A-Za-z]\w*", rest)) < MIN_WORDS:
+            named = ", ".join(m.group(0).split("(")[0] for m in _DECORATOR.finditer(raw))
+            return (f"[contradiction] {field_name} names mechanisms only as decorators or "
+                    f"comments ({named}) and does none of them: {QUESTIONS[field_name]}")
+    t = re.sub(r"^(\w+ ){0,2}\w+: ", "", normalise(text))  # a leading "Idempotency:" label
+    buzz = list(dict.fromkeys(m.group(0) for m in _BUZZ.finditer(t)))
+    if len(buzz) < 2 or _PREDICATE.search(_BUZZ.sub(" ", t)):  # not the "once" of "exactly once"
+        return ""
+    items = [i.split() for i in re.split(r"[,;\n]| and | or ", t.rstrip(". ")) if i.strip()]
+    listed = len(items) >= 4 and sum(len(i) <= 3 for i in items) >= 0.75 * len(items)
+    kinds = {term.choice for term in VOCABULARY[field_name] if first_match(t, term.patterns)}
+    if listed or len(buzz) >= 4 or (len(buzz) == 3 and len(kinds) > 1):
+        return (f"[contradiction] {field_name} lists mechanism words ({', '.join(buzz[:5])}) "
+                f"without a predicate, so no design can be read: {QUESTIONS[field_name]}")
+    return ""
+
+
+#: A "no key" said of another party's API ("the hotel API has no idempotency keys").
+_OTHER_PARTY = re.compile(r"\b(hotel|booking|airline|other|second|legacy|partner|that|this|"
+                          r"their) (\w+ )?(api|service|system|provider|endpoint)s?\b")
 
 
 def read_field(field_name: str, text: str) -> Reading:
@@ -871,12 +1100,20 @@ def read_field(field_name: str, text: str) -> Reading:
     t = normalise(text)
     if not t:
         return Reading(field_name, text, problem=f"{field_name} is empty")
+    stuffed = stuffing(field_name, text)
+    if stuffed:
+        return Reading(field_name, text, problem=stuffed)
     hits = []
     for rank, term in enumerate(VOCABULARY[field_name]):
         m = first_match(t, term.patterns) or first_match(t, term.unguarded, guarded=False)
         if m is not None:
             hits.append((rank, m.start(), term, m.group(0)))
     choices = {h[2].choice for h in hits}
+    if field_name == "idempotency" and len(choices) > 1 and any(
+            h[2].choice is Idempotency.NONE and _OTHER_PARTY.search(
+                _CLAUSE.split(t[:h[1]])[-1]) for h in hits):
+        choices.discard(Idempotency.NONE)  # "the hotel API has no idempotency keys, so for it"
+        hits = [h for h in hits if h[2].choice in choices]
     if len(choices) > 1 and Idempotency.CLIENT_REFERENCE in choices:
         choices.discard(Idempotency.NONE)  # "no idempotency key: a client reference" is one
         hits = [h for h in hits if h[2].choice in choices]
@@ -971,6 +1208,18 @@ class Claims:
         return bool(self.named or self.denied or self.windows)
 
 
+#: A sentence about duplicate events or messages, not duplicate effects.
+_OF_MESSAGES = re.compile(r"^(?!.*\b(charg\w*|payments?|bookings?|bill\w*|debit\w*|paid|twice)\b)"
+                          r".*\b(events?|messages?|deliver\w*|cdc|notifications?|webhooks?|"
+                          r"at least once)\b")
+
+
+def _sentence(t: str, m: re.Match[str]) -> str:
+    start = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start())) + 1
+    end = min([i for i in (t.find(".", m.end()), t.find(";", m.end())) if i >= 0] or [len(t)])
+    return t[start:end]
+
+
 def read_claims(text: str) -> Claims:
     t = normalise(text)
     named, asserted, denied, windows = set(), set(), set(), set()
@@ -978,13 +1227,16 @@ def read_claims(text: str) -> Claims:
         for m in (m for p in patterns for m in re.finditer(p, t)):
             clause = _CLAUSE.split(t[:m.start()])[-1]
             after = _CLAUSE.split(t[m.end():])[0]
+            if cat == "duplicate" and _OF_MESSAGES.search(_sentence(t, m)):
+                continue  # "CDC is at-least-once, so the sender sees duplicates": not charges
             if _negated(t, m.start(), window=4) or (cat != "limit"
                                                      and _DENIED_AFTER.search(after)):
                 denied.add(cat)
                 continue
             named.add(cat)
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
-            if not _HYPOTHETICAL.search(clause) and not distributive:  # "per uncertain charge"
+            passing = _TEMPORARY.search(clause + t[m.start():m.end()] + after)
+            if not _HYPOTHETICAL.search(clause) and not distributive and not passing:
                 asserted.add(cat)
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
