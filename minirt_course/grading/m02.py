@@ -18,8 +18,10 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 import sqlite3
 import tempfile
+import weakref
 from collections.abc import Callable, Mapping
 from contextlib import closing
 from pathlib import Path
@@ -77,7 +79,11 @@ class Payments:
 
     def __init__(self, path: str | Path | None = None, declined: frozenset[str] = frozenset()
                  ) -> None:
-        self.path = str(path or Path(tempfile.mkdtemp(prefix="m02-pay-")) / "payments.sqlite")
+        if path is None:  # a ledger of its own, removed with this object (a sweep makes many)
+            own = tempfile.mkdtemp(prefix="m02-pay-")
+            weakref.finalize(self, shutil.rmtree, own, ignore_errors=True)
+            path = Path(own) / "payments.sqlite"
+        self.path = str(path)
         self.declined = declined
         with closing(sqlite3.connect(self.path)) as db, db:
             db.execute("CREATE TABLE IF NOT EXISTS refunds (key TEXT PRIMARY KEY, refund_id TEXT,"
