@@ -77,7 +77,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(journal|record|log|persist|save|store|writ|append|commit|checkpoint|note|jot|"
             r"insert|register|guard)\w* (?:(?!result|response|output|receipt|outcome|answer|"
             r"reply)[\w' ]){0,50}\bbefore\b", r"\boutbox\b",
-            r"\b(fsync|commit|flush)\w*( ?\(\))?;? ([\w,:]+ ){0,3}(await )?([\w]+\.)?(charge|call|pay|"
+            r"\b(fsync|commit|flush)\w*( ?\(\))?;?\s([\w,:]+ ){0,3}(await )?([\w]+\.)?(charge|call|pay|"
             r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
             r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
             r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*|publish\w*|enqueu\w*|asking|"
@@ -103,7 +103,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"saved|stored|committed|logged|inserted|enqueued|fsynced|flushed)\b,? (and )?then\b",
             r"\b(insert|write|record|journal|persist|append|commit|log|save|store|mark|enqueue)"
             r"\w*(?:(?!result|response|output|receipt|outcome|answer|reply|done|succeeded)"
-            r"[^.;]){0,40}, (and )?then (we |it |the worker )?(call|calls|charge|charges|send|"
+            r"[^.;]){0,80}, (and )?then (we |it |the worker )?(call|calls|charge|charges|send|"
             r"sends|pay|pays|dispatch\w*|invoke\w*|make the call|do the call|the call|the "
             r"request|the charge)\b",
             r"\b(intent|row|record|entry|plan|event|command)\w* (\w+ ){0,3}(is |are |gets )?"
@@ -117,6 +117,16 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(step|phase|stage) (1|one|a)\b[^.;]{0,40}\b(journal|append|write|record|log|"
             r"persist|commit|intent)\w*", r"\b(first|1st) (step|thing|action)\b[^.;]{0,30}\b("
             r"journal|append|write|record|log|persist|commit|intent)\w*",
+            # issue 17 HELDOUT8: the order in code (a write statement, the call on the next
+            # line), "commit; then, and only then, call", a relay calling for committed rows
+            r"\b(insert|append|put|upsert|commit|fsync|write|save|record|journal|persist)\w*\("
+            r"(?:(?!result|response|receipt|outcome|\bres\b|\br\.)[^\n]){0,160}\n[^\n]{0,40}?"
+            r"\b(\w+\.)?(charge|pay|call|send|post|book|create)\w*\(",
+            r"\bthen,? (and )?only then,? (we |it |the worker )?(call|calls|charge|charges|send|"
+            r"sends|pay|pays|contact|hit|dispatch)\w*\b",
+            r"\b(poller|relay|worker|dispatcher|consumer|sender|publisher)s? (\w+ ){0,3}(picks?|reads?|"
+            r"polls?|takes?|claims?|fetch\w*|scans?|reading|picking)( up)? (\w+ ){0,2}(committed|"
+            r"persisted|durable|stored|written)\b[^.;]{0,60}\b(calls?|charges?|sends?|contacts?)\b",
             r"\bwait\w* (until|till|for) [^.;]{0,30}\b(on disk|durable|fsynced|flushed|committed|"
             r"written|synced)\b[^.;]{0,10}\bthen\b",
             r"\b(append|write|record|journal|persist|log|save|store|commit|insert)\w*( down)? (the |a |"
@@ -182,6 +192,24 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(run|workflow|stream)( id)? (together with|combined with|with|joined with|"
             r"concatenated with|appended to|joined to|glued to|followed by|and then) (the )?"
             r"(step|activity|sequence)",
+            # issue 17 HELDOUT8: the key written as an expression of the run id ("key = run_id +
+            # ':charge'", "sha256(f'{rid}...')", "hmac(secret, run_id ...)"), and the sameness
+            # said of redeliveries, processes or inputs
+            r"\b(keys?|ref|reference|token|k|value)\b (column )?(is |are |both |f'|\{|'|\$)*\{?"
+            r"(run|rid|workflow ?id|workflowid)\b",
+            r"\b(sha ?\d+|sha1|md5|hmac|hash\w*|digest|createhash)\W{1,4}(f\W{1,3})?(secret, ?)?\{?"
+            r"(run|rid|workflow)\b", r"\.update\(\W{0,4}(run|rid|workflow)\b",
+            r"\b(redeliver\w*|retr(y|ies)|resend\w*|re ?dispatch\w*|replay\w*|copies|attempts?)"
+            r"( \w+){0,3} (carry|carries|get|gets|send|sends|reuse|reuses|keep|keeps|have|has) "
+            r"(exactly )?(the )?(same|identical)\b",
+            r"\b(every|each|any) (process|worker|machine|node|host|replica) (computes|gets|derives|"
+            r"produces|sends) the same\b",
+            r"\bsame (run|workflow|order|operation|step|inputs?)\b[^.;]{0,20}\b(always )?(gives|"
+            r"yields|produces|maps to|means) (the )?same\b",
+            r"\balways (goes|go|is sent|gets sent|leaves) (out )?with (the )?same\b",
+            r"\b(filled|set|fixed|chosen|assigned|populated)\w* (\w+ ){0,3}from (the )?(run|"
+            r"workflow|step|order)\b", r"\bis what (every|each|any) (retry|attempt|resend)\w* "
+            r"(sends|uses|carries|reads)\b",
             r"(pure|deterministic) function of", r"\b(made|make|built|formed|computed|derived|"
             r"taken|calculated|composed|generated|created)\w* (from|of|out of|with|using) (the )?"
             r"(id|name|number|identifier|hash|digest)s? of (the )?(run|workflow|step|order|"
@@ -362,7 +390,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"(charg\w*|pa(id|ys?)|book\w*|sent|send\w*|bill\w*|debit\w*|executed|run) twice",
                   r"twice (charg|bill|pa|book|debit)",
                   r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
-                  r"more than once", r"charg\w* again", r"\bre ?charg"),
+                  r"more than once", r"(?<!before )(?<!until )charg\w* again",
+                  r"(?<!before )(?<!until )\bre ?charg"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
              r"never (charged|booked|paid)", r"(not|never) (be )?(charged|booked|paid)\b",
@@ -725,6 +754,17 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          Checkpoint.RESULT_ONLY, "the intent is written while the call is in flight"),
         (r"\b(asynchronous|async|background|non blocking|lazy) (write|append|flush|insert)s? of "
          r"the intent", Checkpoint.RESULT_ONLY, "the intent is not durable before the call"),
+        # issue 17 HELDOUT8: "the only write is the result"; the order said as call, then write
+        (r"\bthe only (write|thing (written|journaled|recorded|stored|saved)|record|entry|row|"
+         r"journal entry|insert) (is|are) (the )?(result|response|outcome|receipt|reply|answer)",
+         Checkpoint.RESULT_ONLY, "only the result is written"),
+        (r"\b(call|calls|calling|invoke|invokes|hit|hits|charge|charges)\w* (the )?(\w+\.)?(provider|"
+         r"psp|stripe|api|gateway|bank|charge)\w*( ?\(\))?,? (and )?then,? (once it (returns|"
+         r"answers|responds),? |after it (returns|answers|responds),? )?(we |it |the worker )?"
+         r"(write|writes|insert|inserts|record|records|journal|journals|persist|persists|commit|"
+         r"commits|append|appends|save|saves|store|stores)\b(?! (the |its |a )?(result|response|"
+         r"outcome|receipt|reply|answer|charge id|done))", Checkpoint.RESULT_ONLY,
+         "the row is written after the call"),
         (r"\b(only|just) (write|record|journal|persist|save|store|commit|log)\w* (the )?(result|"
          r"response|outcome|receipt|reply)", Checkpoint.RESULT_ONLY, "only the result is written"),
         (r"\b(is|are) (only|just|really|actually|merely|in fact) (a |an )?(\w+ )?snapshots?\b",
@@ -783,7 +823,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "the key changes between attempts"),
         (r"\b(unless|except|otherwise|in which case|or else|sometimes)\b[^.;]{0,40}\b(random|"
          r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
-        (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id)\b",
+        (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id|getpid|"
+         r"gethostname|thread ident)\b",
          Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
         (r"\b(plus|more|and|with|append\w*|add\w*|concatenat\w*|suffix\w*|salt\w*|mix\w* in)"
          r"( to it| it with)? (a |an |one )?(fresh |new |random |unique )*(random\w*|uuid ?4|uuid|"
@@ -801,8 +842,20 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(sha ?256|hash|digest|hmac|key)\w*\W{0,3}[^.;)]{0,40}\b(attempt|try|retry)( ?(number|no|"
          r"n|count|counter|index|id))?\s?\)", Idempotency.RANDOM_PER_ATTEMPT,
          "the attempt number is part of the key"),
+        (r"\bkey\W{1,3}(sha ?\d+|hash\w*|digest|hmac|uuid\d?)\(f?\W[^\n;)]{0,50}\b(retry|attempt|"
+         r"resend)\b", Idempotency.RANDOM_PER_ATTEMPT, "a retry marker is part of the key"),
+        (r"\b(fresh|new|current|latest|updated|re ?fetched)\b (\w+ ){0,2}(quote|price|amount|time|"
+         r"timestamp|payload|data|state|inputs?)\b[^.;]{0,60}\b(recomput|recalculat|re ?deriv|"
+         r"rebuil)\w*|\b(recomput|recalculat|re ?deriv|rebuil)\w*[^.;]{0,40}\bfrom (the |a )?(fresh|"
+         r"new|current|latest|updated)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "the key is recomputed from inputs that changed"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the attempt number is part of the key"),
+        (r"\b[a-z]\w*\.(attempt|retry count|retries|try count|attempt number)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "the attempt number is part of the key"),
+        (r"\b(date|hour|minute|time|clock)\b[^.;]{0,30}\b(of|at) the (moment|time) of (the )?(call|"
+         r"send|request|attempt|retry)", Idempotency.RANDOM_PER_ATTEMPT,
+         "the time of the call is part of the key"),
         (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
          r"\b[^.;]{0,60}\b(timestamp|current time|time\.time|now\(\)|"
          r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
@@ -1084,6 +1137,9 @@ def stuffing(field_name: str, text: str) -> str:
 
 
 #: A "no key" said of another party's API ("the hotel API has no idempotency keys").
+#: A sentence about another party's reference ("for the hotel, which has no idempotency
+#: header, the same value goes into the client reference field"): not the charge's mechanism.
+_FOR_OTHER_PARTY = re.compile(r"\b(hotel|airline|partner|booking (api|service|system))\b")
 _OTHER_PARTY = re.compile(r"\b(hotel|booking|airline|other|second|legacy|partner|that|this|"
                           r"their) (\w+ )?(api|service|system|provider|endpoint)s?\b")
 
@@ -1154,6 +1210,8 @@ def read_field(field_name: str, text: str) -> Reading:
         else:
             rank, _, term, phrase = min(hits, key=lambda h: h[0])
             ref = [h for h in hits if h[2].choice is Idempotency.CLIENT_REFERENCE]
+            ref = [h for h in ref if not _FOR_OTHER_PARTY.search(_sentence(t, next(
+                re.finditer(re.escape(h[3]), t))))]
             if ref and term.choice in KEYS and not first_match(t, (_IDEM_KEY,)):
                 rank, _, term, phrase = ref[0]  # a reference built from run + step, not a key
         undo = _qualifier(field_name, t)
