@@ -88,6 +88,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"payment|http call|api call) (runs|starts|begins|executes|leaves|goes out|is (run|"
             r"sent|started|executed|made|issued|invoked|dispatched))",
             r"only then (does|do|is|are) (the )?(\w+ )?(request|call|charge)",
+            r"\bbefore (a |the |any )?(worker|executor|consumer|activity worker|poller|relay) "
+            r"(executes|runs|picks up|starts|calls|performs|sends|dispatches)\b",
             r"\b(published|sent|dispatched|called|issued|made|charged|enqueued|fired|executed|"
             r"invoked|goes|go|leaves|pushed|put|queued)\w*( [\w']+){0,3} only (after|once|when) [^.;]{0,80}\b(committed|written|durable|persisted|"
             r"journaled|fsynced|recorded|flushed|stored|saved)\b",
@@ -304,6 +306,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"verdict|fate)\b", r"\b(what|whether|if) the (provider|psp|stripe|gateway|"
                  r"processor|bank) (has|knows|saw|recorded|already)",
                  r"\bget (\w+ ){0,2}(charges?|payments?|status|receipt)\b",
+                 r"\.(find|lookup|look_up|get|search|retrieve|fetch|query)_?(by_?key|by_?ref\w*|"
+                 r"charge\w*|payment\w*)\w*\(",
                  r"\b(provider|psp|stripe|gateway|client|api|processor|pay|payments?|billing|charges)\.(get|lookup|look_up|"
                  r"retrieve|find|search|fetch|query|status|lookup)\w*\(",
                  r"\b(check|verif|confirm|ask|query|consult)\w* (\w+ ){0,4}(with|at|against) (the )?"
@@ -469,7 +473,12 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\bwait\w* (on|for) (the |a |one )?(\w+ )?(write|commit|fsync|disk|journal|"
              r"database|db|provider|lookup)", r"\bone more\b", r"\bextra\b",
              r"\badditional\b", r"\b(is|are|gets) (a bit |a little |little bit |somewhat )?"
-             r"slow"),
+             r"slow",
+             # issue 17 HELDOUT8: a lag, a stated wait, what the customer sees
+             r"\beventual(ly)? consisten", r"\b(wait|waits|retry|retries)\w* [^.;]{0,30}\bfor \d+ ?"
+             r"(s|sec|secs|seconds|min|mins|minutes|ms)\b", r"\b(customer|guest|user|client)s? "
+             r"(may |might |can |will |could )?(see|sees|notice|notices|get|gets) (a |an |two )?"
+             r"(\w+ ){0,3}(charge|refund|statement|entry|entries)"),
 }
 #: A claim that the provider's deduplication has no time limit ("even days later the provider
 #: still recognises the token"): judged against the sweep's recoveries past retention.
@@ -498,7 +507,8 @@ _NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesn
              "aren't", "cannot", "can't", "nor", "neither", "avoid", "avoids", "avoiding",
              "skip", "skips", "instead", "rather", "nothing", "prevent", "prevents",
              "prevented", "preventing", "eliminates", "eliminate", "out", "against",
-             "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits", "zero"}
+             "nobody", "none", "nowhere", "skipping", "skipped", "omit", "omits", "zero",
+             "unlike"}
 _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
                            r"eliminated)\b")
 #: An outcome said to pass ("a customer can briefly see a charge for a room never booked") is
@@ -1040,7 +1050,11 @@ _OTHER_ID = re.compile(r"\b(trace|correlation|span|tracing|request|log|message|o
 #: A sentence that names an alternative only to reject it ("Python's hash() would be salted
 #: per process, so we avoid that").
 _REJECTED_ALTERNATIVE = re.compile(r"\b(would|could|might)\b[^.;]*\b(avoid\w*|wrong|reject\w*|"
-                                   r"instead|rather than|not use|don't use)\b")
+                                   r"instead|rather than|not use|don't use)\b|\b(considered|"
+                                   r"thought about|thought of|looked at|was tempted)\b[^.;]*\b(but|"
+                                   r"so no|rejected|instead)\b")
+#: A table row whose last cell says the thing named in it is not used ("| time / pid | no |").
+_TABLE_NO = re.compile(r"\|\s*(no|never|not used|unused|excluded|none)\s*\|?\s*$")
 
 
 def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
@@ -1050,6 +1064,9 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
     end = min([i for i in (t.find(".", m.end()), t.find(";", m.end())) if i >= 0] or [len(t)])
     sentence = t[start:end]
     if _REJECTED_ALTERNATIVE.search(sentence):
+        return True
+    line_end = t.find("\n", m.end())
+    if _TABLE_NO.search(t[t.rfind("\n", 0, m.start()) + 1:line_end if line_end >= 0 else None]):
         return True
     if field_name == "checkpoint":
         return bool(_END_OF_STEP.search(_CLAUSE.split(t[:m.start()])[-1]))
