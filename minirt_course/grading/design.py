@@ -87,17 +87,22 @@ from ..scenarios.design_payment import (
 )
 from .design_reader import (  # noqa: F401 - re-exported: the reader's names, as before the split
     CLAIMS,
+    KEY_NOT_STORED,
+    KEY_STORED,
     KEYS,
     MAX_CHARS,
     MIN_WORDS,
+    NO_RESEND,
     QUALIFIERS,
     QUESTIONS,
+    RESENDS,
     SOUP,
     VAGUE,
     VOCABULARY,
     Claims,
     Reading,
     Term,
+    asserted,
     asserted_qualifier,
     denial,
     first_match,
@@ -307,6 +312,18 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
             out.append("[contradiction] your failure mode says the design costs nothing, but "
                        f"your checkpoint field says '{check.evidence}' ({check.label}): that "
                        "is a durable write before every call")
+    # "since we do not store the key anywhere", the idempotency field storing it
+    if idem is not None and idem.choice in KEYS and t and asserted(idem.text, KEY_STORED):
+        said = asserted(failure, KEY_NOT_STORED, negative=True)
+        if said:
+            out.append(f"[contradiction] your failure mode says '{said}', but your idempotency "
+                       f"field says the key is stored ('{idem.evidence}', {idem.label})")
+    if resume is not None and t:  # "after 24h we never resend" / "after 24h we resend"
+        never, resends = asserted(resume.text, NO_RESEND, negative=True), asserted(failure,
+                                                                                   RESENDS)
+        if never and resends:
+            out.append(f"[contradiction] your failure mode says '{resends}', but your resume "
+                       f"protocol says '{never}'")
     for name in ("checkpoint", "resumeProtocol"):  # "because the intent is never written"
         r = readings.get(name)
         said = denial(name, t, str(r.choice), about_a_crash=True) if r and r.choice else None

@@ -516,6 +516,9 @@ _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevente
 _TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
                         r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
+#: A sentence that opens with a condition ("If restart is after 24 hours, ..., so resending can
+#: do double charge") says what could happen in that case, in every one of its clauses.
+_CONDITIONAL = re.compile(r"^\s*(if|suppose|supposing|in case|should|assuming)\b")
 _CLAUSE = re.compile(r"[.;:!?,()\n|]| but | so | whereas | while ")
 
 
@@ -1108,6 +1111,33 @@ def asserted_qualifier(field_name: str, text: str, about_a_crash: bool = False
     return None
 
 
+#: Claims one field makes that another field may deny (issue 17, HELDOUT8): the key is not
+#: stored / is stored; a resend happens / never happens.
+KEY_NOT_STORED = (r"\b(do not|don't|never|doesn't|does not|not) (store|save|keep|persist|journal|"
+                  r"record|write)\w* (the |our |its |a |any )?(idempotency )?(key|uuid|token)s?\b",
+                  rf"\b(key|uuid|token)s? (is |are )?(never|not) (\w+ )?{_WRITTEN}\b")
+KEY_STORED = (rf"\b{_WRITTEN} (in|into|with|alongside|next to) (the |its |our |each |every )?(\w+ ){{0,2}}"
+              r"(intent|journal|row|record|entry|table|column|db|database|outbox|message)",
+              r"\b(stores?|saves?|journals?|persists?|records?|keeps?) (the |its |our )?key\b")
+NO_RESEND = (r"\b(never|not|no|don't|do not|doesn't|does not) (\w+ )?(re ?send\w*|resent|retr(y|ies)|"
+             r"charges? again|re ?charg\w*|re ?submit\w*)\b",)
+RESENDS = (r"\b(we|it|the run|the worker|the agent) (\w+ )?(automatically |simply |just |then )?(re ?send|"
+           r"resends|retry|retries|re ?charges?|charges? again|send it again|sends it again)\b",)
+
+
+def asserted(text: str, patterns: tuple[str, ...], negative: bool = False) -> str:
+    """The first phrase of ``patterns`` in ``text`` said as a fact: its clause has no
+    hypothetical ("if", "would") and, unless the pattern is itself ``negative``, no negator
+    scopes over it. '' when there is none."""
+    t = normalise(text)
+    for m in sorted((m for p in patterns for m in re.finditer(p, t)), key=lambda m: m.start()):
+        clause = _CLAUSE.split(t[:m.start()])[-1]
+        if _HYPO_DENIAL.search(clause) or (not negative and _negated(t, m.start(), 4)):
+            continue
+        return m.group(0)
+    return ""
+
+
 # -- stuffing: mechanism words without a predicate ------------------------------------------------
 
 #: Mechanism words a stuffed answer lists (normalised text).
@@ -1311,7 +1341,8 @@ def read_claims(text: str) -> Claims:
             named.add(cat)
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
             passing = _TEMPORARY.search(clause + t[m.start():m.end()] + after)
-            if not _HYPOTHETICAL.search(clause) and not distributive and not passing:
+            conditional = _CONDITIONAL.search(_sentence(t, m))
+            if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional):
                 asserted.add(cat)
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
