@@ -363,8 +363,10 @@ HELD_OUT = [e for e in HELDOUT6 + HELDOUT7 if _fold(e[0]) == HELD_FOLD]
 
 #: The reader was tuned on these, each held-out set after its one untuned measurement: HELDOUT6
 #: and HELDOUT7 on the four folds other than HELD_FOLD first, then HELD_FOLD after its one
-#: measurement (its figure stays in UNTUNED_FIGURES as measured).
-FITTED = TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
+#: measurement (its figure stays in UNTUNED_FIGURES as measured); HELDOUT8 after its one
+#: untuned measurement (29/50, 46/50), its misses fixed by class (stop s4, reader2).
+FITTED = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
+          + HELDOUT8)
 
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
@@ -383,7 +385,8 @@ UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
 #: figure is its one measurement, by benchmarks/design_reader_nlp.py before anything was tuned.
 UNTUNED: list = HELDOUT6
 UNTUNED7: list = HELDOUT7
-#: The held-out set nobody has tuned on: HELDOUT8 (100 outlines, 50 good, 50 bad).
+#: HELDOUT8 (100 outlines, 50 good, 50 bad): tuned on since its one measurement; its floor
+#: stays (UNTUNED_FIGURES). No held-out set is untuned now: the next blind one takes this slot.
 UNTUNED8: list = HELDOUT8
 
 
@@ -613,3 +616,75 @@ def test_a_passing_outcome_is_a_cost_not_a_claimed_failure() -> None:
     grade = grade_design_outline(good(failureMode="A customer can briefly see a charge for a "
                                                   "room never booked, and refunds take days."))
     assert grade.passed, grade.feedback
+
+
+# -- the classes HELDOUT8's misses showed (issue 17, stop s4, reader2); wording not HELDOUT8's --
+
+@pytest.mark.parametrize("text", [
+    "token = workflow_id + ':pay', kept in the row",
+    "k = hmac(secret, rid + '/book') on the first attempt; retries re-dispatch carry the same k",
+    "Every replica computes the same value from the order's run id.",
+    "The id is hashed from run and operation; the same run always yields the same id.",
+])
+def test_a_key_written_as_an_expression_of_the_run_is_read(text: str) -> None:
+    assert g.read_field("idempotency", text).choice in g.KEYS, text
+
+
+@pytest.mark.parametrize("text,undo", [
+    ("key = run_id + str(os.getpid())", "worker"),
+    ("key = workflowId + ctx.attempt", "attempt number"),
+    ("The key is the run id plus the minute of the moment of the send.", "time of the call"),
+    ("sha256(run + digest(price)); on a retry we load a new price and recompute it", "changed"),
+])
+def test_a_key_that_changes_between_attempts_in_other_words_is_read(text: str, undo: str
+                                                                   ) -> None:
+    reading = g.read_field("idempotency", text)
+    assert reading.choice == "random-per-attempt", (text, reading)
+    assert undo in g.qualifier("idempotency", text)[2]
+
+
+@pytest.mark.parametrize("text", [
+    "ledger.insert({'op': 'pay', 'state': 'open'})\nreceipt = psp.charge(amount, key)",
+    "UPDATE ops SET state='open'; COMMIT; then, and only then, we charge the card",
+    "A relay picks up committed rows and calls the provider for each one.",
+])
+def test_the_write_then_call_order_in_code_or_a_relay_is_an_intent(text: str) -> None:
+    assert g.read_field("checkpoint", text).choice == "intent-and-result", text
+
+
+@pytest.mark.parametrize("text", [
+    "An intent row goes in before the call. The only write is the response, after it returns.",
+    "The pending row precedes the call: we call the provider, then insert the pending row.",
+])
+def test_a_checkpoint_that_says_the_write_comes_after_the_call_is_a_contradiction(text: str
+                                                                                 ) -> None:
+    reading = g.read_field("checkpoint", text)
+    assert reading.choice == "result-only" and reading.notes, reading
+
+
+def test_an_undoer_that_is_rejected_or_contrasted_does_not_undo() -> None:
+    for text in ("sha256 of run and step. We thought about the request id but it changes per "
+                 "retry, so no.", "Derived from run and step, stable on every retry, unlike "
+                 "the retry count.", "| part | in key |\n| run id | yes |\n| hostname | no |\nDerived from the "
+                 "yes rows, reused."):
+        assert g.read_field("idempotency", text).choice in g.KEYS, text
+
+
+def test_a_conditional_failure_mitigated_by_escalation_is_not_claimed() -> None:
+    grade = grade_design_outline(good(failureMode="If a restart comes after two days, the "
+                                                  "provider has dropped the key, so a resend "
+                                                  "can bill twice; we hand those to support."))
+    assert grade.passed, grade.feedback
+
+
+def test_a_failure_mode_that_denies_a_stored_key_or_a_never_resend_is_a_contradiction() -> None:
+    stored = grade_design_outline(good(
+        idempotency="Derived from run id and step and saved in the intent row.",
+        failureMode="We never persist the key, so a changed step name after a deploy breaks it."))
+    assert not stored.passed and any("key is stored" in c for c in stored.contradictions)
+    never = grade_design_outline(good(
+        resumeProtocol="Open intents: look up the key at the provider; past 24 h we never "
+                       "resend and page an operator.",
+        failureMode="After 24 h the worker simply resends it with the same key; the cost is a "
+                    "lookup."))
+    assert not never.passed and any("resume protocol says" in c for c in never.contradictions)

@@ -407,11 +407,15 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"continue|progress|go on|advance)\b", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bpaged\b", r"must (verify|decide|check)",
-              r"nobody can (know|tell|settle)"),
+              r"nobody can (know|tell|settle)",
+              r"\b(hand|hands|handed|pass|passes|passed|give|gives|route|routes|routed)\w* (\w+ ){0,3}"
+              r"to (a |the |our )?(support|operators?|humans?|persons?|ops|on ?call|staff)\b"),
     "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
               r"unrefunded", r"charged (but|although|yet) (\w+ )?(not|never|no)\b",
               r"charged without (a |the |any )?(booking|order|refund|ticket)", r"inconsistent"),
-    "limit": (r"retention", r"\bprun", r"expir", r"\b24 ?h", r"24 hours", r"forg[eo]t",
+    "limit": (r"retention", r"\bprun", r"expir",
+              r"\b(dropped|discarded|evicted|purged|deleted|removed|lost)\b (\w+ ){0,2}(the |our )?"
+              r"(idempotency )?keys?\b", r"\b24 ?h", r"24 hours", r"forg[eo]t",
               r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
               r"known|proven) automatically",
               r"\b(cannot|can't|can not|unable to) (be )?(say|tell|know|decide|settle|settled|"
