@@ -11,7 +11,8 @@ broken-on-purpose cells plus a rotating sample of KILL_PER_SCENARIO other points
 UTC date or MINIRT_HONESTY_SEED; every point gets its turn over a few weeks of CI), about 80
 cells. It still fails when a real SIGKILL ends otherwise than the simulated crash at a sampled
 cell (a disagreement), or when a broken-on-purpose cell stops failing in either mode. The
-module sweeps (tests/test_sweep_m03.py ... m09) SIGKILL their own scenarios at every point.
+module sweeps (tests/test_sweep_m03.py ... m09) also SIGKILL their own scenarios at one
+occurrence of every kind of point (every occurrence with --full-sweeps), under other seeds.
 """
 
 from __future__ import annotations
