@@ -21,8 +21,8 @@ FULL_SWEEPS_ENV = sampling.FULL_SWEEPS_ENV
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--full-sweeps", action="store_true", default=False,
-        help="run every case of the bounded sweeps (every drill mutant, every trial), not the "
-             "rotating sample CI runs",
+        help="run every case of the bounded sweeps (every drill mutant, every tamper file, "
+             "every SIGKILL cell of the crash sweeps), not the rotating sample CI runs",
     )
 
 

@@ -12,11 +12,13 @@ import os
 import re
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
+from test_notebooks import CellTimes, explain_if_slow
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -172,8 +174,13 @@ def test_a_lesson_and_a_drills_visible_tests_run_from_the_release(
         f"import minirt, minirt_course.grading\nassert minirt.__file__.startswith({str(built)!r}), "
         "minirt.__file__")
     lesson.cells.insert(0, probe)
-    NotebookClient(lesson, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(folder / "lessons")}}).execute()
+    client = NotebookClient(lesson, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(folder / "lessons")}})
+    times = CellTimes()  # a lesson over 30 s explains itself (kernel start, each cell's time)
+    times.attach(client)
+    client.execute()
+    explain_if_slow(Path("release/lessons/01-run-state-machines.ipynb"),
+                    time.perf_counter() - times.started, times)
     errors = [o for c in lesson.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error" or o.get("name") == "stderr"]
     assert errors == []
