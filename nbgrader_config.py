@@ -54,6 +54,9 @@ c.Autograde.create_student = True
 # Per-cell execution bound (the infinite-loop guard), for autograde and validate alike.
 c.Execute.timeout = 120
 c.ExecutePreprocessor.timeout = 120
+# A kernel client that cannot wait a whole cell timeout for a reply already there (nbclient #312,
+# a lost wake-up after an ipywidgets Output widget's comm message): minirt_course/course/kernel_client.py.
+c.ExecutePreprocessor.kernel_manager_class = "minirt_course.course.kernel_client.SlicedKernelManager"
 
 # Feedback must never show hidden test source (nbgrader #917): clear the hidden regions first,
 # then nbgrader 0.9.6's own default list (GetGrades, CSSHTMLHeaderPreprocessor). The locked setup

@@ -213,8 +213,9 @@ def test_map_and_progress_command_read_the_same_file_and_evidence_keeps_both_att
 def test_home_lesson_runs_with_or_without_a_progress_file(
     tmp_path: Path, with_progress: bool
 ) -> None:
-    from nbclient import NotebookClient
     from test_notebooks import problems_in
+
+    from minirt_course.course.kernel_client import notebook_client
 
     root = tmp_path / "course"
     root.mkdir()
@@ -231,7 +232,7 @@ def test_home_lesson_runs_with_or_without_a_progress_file(
             json.dumps({"version": 1, "modules": {"01": {"score": 8, "max": 8, "best": 8}}})
         )
     nb = nbformat.read(str(root / "lessons" / HOME.name), as_version=4)
-    NotebookClient(
+    notebook_client(
         nb, timeout=120, kernel_name="python3", allow_errors=True,
         resources={"metadata": {"path": str(root / "lessons")}},
     ).execute()  # fmt: skip

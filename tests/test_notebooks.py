@@ -155,7 +155,7 @@ def explain_if_slow(rel: Path, seconds: float, times: CellTimes) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("path", _params())
 def test_notebook_runs_clean(path: Path, tmp_path: Path) -> None:
-    from nbclient import NotebookClient
+    from minirt_course.course.kernel_client import notebook_client
 
     nb = nbformat.read(str(path), as_version=4)
     is_lesson = path.parent == ROOT / "lessons"
@@ -164,7 +164,7 @@ def test_notebook_runs_clean(path: Path, tmp_path: Path) -> None:
     else:
         cwd = tmp_path / path.parent.name
         shutil.copytree(path.parent, cwd)
-    client = NotebookClient(
+    client = notebook_client(
         nb,
         timeout=CELL_TIMEOUT,
         kernel_name="python3",
@@ -195,13 +195,13 @@ def test_notebook_runs_clean(path: Path, tmp_path: Path) -> None:
 def test_a_slow_notebook_explains_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The slow path's log, on a two-cell notebook with the threshold at 0 s: kernel start and
     every code cell named, in the warning and in the saved file."""
-    from nbclient import NotebookClient
+    from minirt_course.course.kernel_client import notebook_client
 
     monkeypatch.setattr(__import__(__name__), "SLOW_LOGS", tmp_path / "slow")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
                                          nbformat.v4.new_markdown_cell("text"),
                                          nbformat.v4.new_code_cell("y = x + 1\ny")])
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3")
+    client = notebook_client(nb, timeout=CELL_TIMEOUT, kernel_name="python3")
     times = CellTimes()
     times.attach(client)
     client.execute()

@@ -161,7 +161,7 @@ def _solved(slug: str, release_nb: Path, dest: Path) -> Path:
 @pytest.mark.slow
 def test_a_lesson_and_a_drills_visible_tests_run_from_the_release(
         built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nbclient import NotebookClient
+    from minirt_course.course.kernel_client import notebook_client
 
     folder = tmp_path / "course"
     assert _start(built, folder).returncode == 0
@@ -174,7 +174,7 @@ def test_a_lesson_and_a_drills_visible_tests_run_from_the_release(
         f"import minirt, minirt_course.grading\nassert minirt.__file__.startswith({str(built)!r}), "
         "minirt.__file__")
     lesson.cells.insert(0, probe)
-    client = NotebookClient(lesson, timeout=300, kernel_name="python3",
+    client = notebook_client(lesson, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(folder / "lessons")}})
     times = CellTimes()  # a lesson over 30 s explains itself (kernel start, each cell's time)
     times.attach(client)

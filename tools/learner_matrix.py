@@ -58,10 +58,10 @@ def step(label: str, cmd: list[str], cwd: Path, timeout: int) -> bool:
 LESSON_RUN = """
 import sys
 import nbformat
-from nbclient import NotebookClient
+from minirt_course.course.kernel_client import notebook_client
 path = sys.argv[1]
 nb = nbformat.read(path, as_version=4)
-NotebookClient(nb, timeout=300, kernel_name="python3",
+notebook_client(nb, timeout=300, kernel_name="python3",
                resources={"metadata": {"path": str(__import__("pathlib").Path(path).parent)}}).execute()
 bad = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
        if o.get("output_type") == "error" or o.get("name") == "stderr"]

@@ -48,14 +48,15 @@ def _error_line(cell: dict) -> str:
 def run_visible(notebook: str | os.PathLike[str], *, timeout: int = 120) -> VisibleReport:
     """Execute `notebook` in a fresh kernel; the verdict of each graded test cell."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from .kernel_client import notebook_client
 
     path = Path(notebook).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"no notebook at {path}")
     nb = nbformat.read(str(path), as_version=4)
-    client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = notebook_client(nb, timeout=timeout, allow_errors=True, kernel_name="python3",
+                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     cells = []
     for cell in nb.cells:
