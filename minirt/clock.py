@@ -10,6 +10,16 @@ import threading
 import time
 from typing import Protocol
 
+from .errors import MinirtError
+
+
+class ClockBackwards(MinirtError, ValueError):
+    """A :class:`FakeClock` was asked to move backwards (a negative tick or advance, or a set
+    to an earlier time). Also a ``ValueError``, as it was before it had a name."""
+
+    fields = ("what", "value", "now")
+    template = "a FakeClock never goes backwards: {what} {value!r} (the clock reads {now!r})"
+
 
 class Clock(Protocol):
     def now(self) -> float: ...
@@ -31,7 +41,7 @@ class FakeClock:
 
     def __init__(self, start: float = 1_000_000.0, *, tick: float = 0.0) -> None:
         if tick < 0:
-            raise ValueError("a FakeClock never goes backwards: tick must be >= 0")
+            raise ClockBackwards(what="tick", value=tick, now=float(start))
         self._now = float(start)
         self.tick = float(tick)
         self._lock = threading.Lock() if tick else None  # a still clock stays copyable
@@ -46,11 +56,11 @@ class FakeClock:
     def advance(self, seconds: float) -> float:
         """Move forward by ``seconds`` (never backwards) and return the new time."""
         if seconds < 0:
-            raise ValueError("a FakeClock never goes backwards")
+            raise ClockBackwards(what="advance by", value=seconds, now=self._now)
         self._now += seconds
         return self._now
 
     def set(self, at: float) -> None:
         if at < self._now:
-            raise ValueError("a FakeClock never goes backwards")
+            raise ClockBackwards(what="set to", value=at, now=self._now)
         self._now = float(at)

@@ -153,6 +153,22 @@ def test_a_ticking_fake_clock_moves_after_each_reading_and_never_backwards() -> 
         FakeClock(0.0, tick=-1.0)
 
 
+@pytest.mark.parametrize("move", ["tick", "advance", "set"])
+def test_a_fake_clock_moved_backwards_raises_a_named_error(move: str) -> None:
+    from minirt.clock import ClockBackwards
+    from minirt.errors import MinirtError, from_record
+
+    clock = FakeClock(5.0)
+    with pytest.raises(ClockBackwards) as caught:
+        {"tick": lambda: FakeClock(5.0, tick=-0.5), "advance": lambda: clock.advance(-1.0),
+         "set": lambda: clock.set(4.0)}[move]()
+    err = caught.value
+    assert isinstance(err, MinirtError) and isinstance(err, ValueError)
+    assert err.now == 5.0 and err.value in (-0.5, -1.0, 4.0)
+    assert type(from_record(err.to_record())) is ClockBackwards
+    assert clock.now() == 5.0  # refused moves leave the clock where it was
+
+
 # -- the trace: a cancelled entrant's span is not a tool error -----------------------------------
 
 def test_a_cancelled_entrants_span_says_cancelled_not_error(tmp_path: Path) -> None:
