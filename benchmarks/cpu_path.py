@@ -37,7 +37,8 @@ def wf(ctx, n):
     for i in range(n):
         ctx.call_tool("fetch", i=i)
     return n
-store = SQLiteStore(tempfile.mkdtemp(dir="/dev/shm") + "/s.sqlite", synchronous="OFF")
+tmp = tempfile.TemporaryDirectory(dir="/dev/shm")
+store = SQLiteStore(tmp.name + "/s.sqlite", synchronous="OFF")
 spent = [0.0]
 inner = store.append
 def timed(*a, **k):
@@ -56,6 +57,8 @@ t0, c0 = time.perf_counter(), time.process_time()
 out = rt.run(rid)
 dt, cpu = time.perf_counter() - t0, time.process_time() - c0
 assert out.value == steps, out
+store.close()
+tmp.cleanup()
 print(json.dumps({"us_per_step": round(1e6 * dt / steps, 1),
                   "cpu_us_per_step": round(1e6 * cpu / steps, 1),
                   "store_append_us_per_step": round(1e6 * spent[0] / steps, 1)}))

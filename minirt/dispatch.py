@@ -53,7 +53,7 @@ from .kinds import KIND
 from .resolution import Kind
 from .retry import UNKNOWN_EXCEPTIONS
 from .store.base import Event, NewEvent
-from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
+from .tools import EffectClass, FunctionTool, OutcomeUnknown, Tool, ToolCall
 
 if TYPE_CHECKING:
     from .runtime import Context
@@ -78,6 +78,10 @@ def resend_of(ctx: Context, call: ToolCall, attempt: int) -> ToolCall:
 
 # -- prepare, key, hooks ---------------------------------------------------------------------------
 
+#: A ``prepare`` that returns a plain copy of its arguments (after validating them): the text of
+#: what it prepared is the text of what it was given.
+_COPYING_PREPARE = FunctionTool.prepare
+
 def prepare(ctx: Context, tool: Tool, step: int, raw: Any
             ) -> tuple[ToolCall, dict[str, str | None]]:
     """Steps 1-3: the gate, the key, the ``before_dispatch`` hooks. Returns the call and the kv
@@ -100,7 +104,12 @@ def prepare_call(ctx: Context, tool: Tool, step: int, raw: Any, raw_text: str | 
     (the key was derived from them)."""
     rt = ctx.runtime
     prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw, rt.scopes))
-    text = canonical_json(prepared, normalised=True)
+    if raw_text is not None and type(tool).prepare is _COPYING_PREPARE:
+        # FunctionTool.prepare validates and returns a plain copy of the arguments: normalised,
+        # they are normalise(raw), whose canonical text the caller already has (raw_text)
+        text = raw_text
+    else:
+        text = canonical_json(prepared, normalised=True)
     if rt.key_for is effect_key:  # the default reuses the digest of the normalised args
         args_digest = (raw_digest if raw_digest is not None and text == raw_text
                        else digest_text(text))
