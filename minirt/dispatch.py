@@ -103,7 +103,8 @@ def prepare_call(ctx: Context, tool: Tool, step: int, raw: Any, raw_text: str | 
     bytes again. The text is taken before the hooks run: a hook must not change ``call.args``
     (the key was derived from them)."""
     rt = ctx.runtime
-    prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw, rt.scopes))
+    prepared = normalise(tool.prepare(dict(raw) if type(raw) is dict or isinstance(raw, Mapping)
+                                      else raw, rt.scopes))
     if raw_text is not None and type(tool).prepare is _COPYING_PREPARE:
         # FunctionTool.prepare validates and returns a plain copy of the arguments: normalised,
         # they are normalise(raw), whose canonical text the caller already has (raw_text)
@@ -156,11 +157,29 @@ def intent_event(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str, *,
     enc = _encode
     # the digest is minirt's own ASCII string (a sha256 in hex): nothing to normalise
     text = (f'{{"args":{args_text},"args_digest":{enc(raw_digest)},'
-            f'"effect":{enc(normalise(tool.effect.value))},'
+            f'"effect":{_fragment(tool.effect.value)},'
             f'"effect_key":{enc(normalise(call.effect_key))},'
             + (f'"outbox":{enc(normalise(dict(outbox)))},' if outbox is not None else "")
-            + f'"tool":{enc(normalise(tool.name))}}}')
+            + f'"tool":{_fragment(tool.name)}}}')
     return new_event_text(ctx.runtime.store, KIND.INTENT, call.step, text, ctx.now_raw())
+
+
+#: The canonical JSON of the strings every intent of a tool repeats (its name, its effect
+#: class), by value: plain ``str`` only (a subclass is normalised and encoded each time).
+_FRAGMENTS: dict[str, str] = {}
+
+
+def _fragment(value: Any) -> str:
+    """``encode_normalised(normalise(value))``, remembered for a plain ``str`` (a bounded cache:
+    tool names and effect classes are few)."""
+    if type(value) is str:
+        out = _FRAGMENTS.get(value)
+        if out is None:
+            out = _encode(normalise(value))
+            if len(_FRAGMENTS) < 1024:
+                _FRAGMENTS[value] = out
+        return out
+    return _encode(normalise(value))
 
 
 def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
@@ -197,7 +216,8 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
 
 def has_commit_checks(ctx: Context) -> bool:
     """Whether a hook of the runtime has an ``at_intent_commit`` check."""
-    return any(hasattr(h, "at_intent_commit") for h in ctx.runtime.hooks)
+    hooks = ctx.runtime.hooks
+    return bool(hooks) and any(hasattr(h, "at_intent_commit") for h in hooks)
 
 
 def check_at_commit(ctx: Context, tool: Tool, call: ToolCall) -> None:
