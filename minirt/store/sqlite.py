@@ -109,6 +109,8 @@ class SQLiteStore(SQLCore):
                  group_commit: bool = True, group_window_s: float = 0.0,
                  group_max: int = 256) -> None:
         self.path = str(path)
+        #: The cursor the cached-head append runs its statements on (under the lock).
+        self._append_cursor: sqlite3.Cursor | None = None
         self._init_core(resolve(chain_key), group_commit=group_commit,
                         group_window_s=group_window_s, group_max=group_max)
         try:
@@ -180,7 +182,9 @@ class SQLiteStore(SQLCore):
         rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
         lease = self._lease_to_write(head, lease_until)
         same = lease_until if lease is None else None  # renewal skipped: fence on it
-        db = self._db
+        db = self._append_cursor  # one cursor for every such append: none built per statement
+        if db is None:
+            db = self._append_cursor = self._db.cursor()
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
@@ -244,7 +248,7 @@ class SQLiteStore(SQLCore):
         except UnicodeEncodeError as exc:
             raise not_storable(exc) from None
 
-    def _insert_rows(self, db: sqlite3.Connection, rows: Sequence[Event]) -> None:
+    def _insert_rows(self, db: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[Event]) -> None:
         sql = "INSERT INTO events (" + _WRITE_COLS + ") VALUES (?,?,?,?,?,?,?,?)"
         if len(rows) == 1:
             db.execute(sql, self._event_params(rows[0]))
