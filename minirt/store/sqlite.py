@@ -202,7 +202,11 @@ class SQLiteStore(SQLCore):
             raise
         self._depth = 0
         if not ok:  # someone else moved the run: nothing written; the core's slow path
-            db.execute("ROLLBACK")
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.DatabaseError as err:
+                self._abandon()
+                raise _store_error(self.path, err) from None
             self._heads.pop(run_id, None)
             return super()._append_alone(run_id, incarnation, events, lease_until, kv)
         try:
