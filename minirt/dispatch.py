@@ -53,7 +53,7 @@ from .kinds import KIND
 from .resolution import Kind
 from .retry import UNKNOWN_EXCEPTIONS
 from .store.base import Event, NewEvent
-from .tools import EffectClass, OutcomeUnknown, Tool, ToolCall
+from .tools import EffectClass, FunctionTool, OutcomeUnknown, Tool, ToolCall
 
 if TYPE_CHECKING:
     from .runtime import Context
@@ -78,6 +78,10 @@ def resend_of(ctx: Context, call: ToolCall, attempt: int) -> ToolCall:
 
 # -- prepare, key, hooks ---------------------------------------------------------------------------
 
+#: A ``prepare`` that returns a plain copy of its arguments (after validating them): the text of
+#: what it prepared is the text of what it was given.
+_COPYING_PREPARE = FunctionTool.prepare
+
 def prepare(ctx: Context, tool: Tool, step: int, raw: Any
             ) -> tuple[ToolCall, dict[str, str | None]]:
     """Steps 1-3: the gate, the key, the ``before_dispatch`` hooks. Returns the call and the kv
@@ -99,8 +103,14 @@ def prepare_call(ctx: Context, tool: Tool, step: int, raw: Any, raw_text: str | 
     bytes again. The text is taken before the hooks run: a hook must not change ``call.args``
     (the key was derived from them)."""
     rt = ctx.runtime
-    prepared = normalise(tool.prepare(dict(raw) if isinstance(raw, Mapping) else raw, rt.scopes))
-    text = canonical_json(prepared, normalised=True)
+    prepared = normalise(tool.prepare(dict(raw) if type(raw) is dict or isinstance(raw, Mapping)
+                                      else raw, rt.scopes))
+    if raw_text is not None and type(tool).prepare is _COPYING_PREPARE:
+        # FunctionTool.prepare validates and returns a plain copy of the arguments: normalised,
+        # they are normalise(raw), whose canonical text the caller already has (raw_text)
+        text = raw_text
+    else:
+        text = canonical_json(prepared, normalised=True)
     if rt.key_for is effect_key:  # the default reuses the digest of the normalised args
         args_digest = (raw_digest if raw_digest is not None and text == raw_text
                        else digest_text(text))
@@ -147,11 +157,29 @@ def intent_event(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str, *,
     enc = _encode
     # the digest is minirt's own ASCII string (a sha256 in hex): nothing to normalise
     text = (f'{{"args":{args_text},"args_digest":{enc(raw_digest)},'
-            f'"effect":{enc(normalise(tool.effect.value))},'
+            f'"effect":{_fragment(tool.effect.value)},'
             f'"effect_key":{enc(normalise(call.effect_key))},'
             + (f'"outbox":{enc(normalise(dict(outbox)))},' if outbox is not None else "")
-            + f'"tool":{enc(normalise(tool.name))}}}')
+            + f'"tool":{_fragment(tool.name)}}}')
     return new_event_text(ctx.runtime.store, KIND.INTENT, call.step, text, ctx.now_raw())
+
+
+#: The canonical JSON of the strings every intent of a tool repeats (its name, its effect
+#: class), by value: plain ``str`` only (a subclass is normalised and encoded each time).
+_FRAGMENTS: dict[str, str] = {}
+
+
+def _fragment(value: Any) -> str:
+    """``encode_normalised(normalise(value))``, remembered for a plain ``str`` (a bounded cache:
+    tool names and effect classes are few)."""
+    if type(value) is str:
+        out = _FRAGMENTS.get(value)
+        if out is None:
+            out = _encode(normalise(value))
+            if len(_FRAGMENTS) < 1024:
+                _FRAGMENTS[value] = out
+        return out
+    return _encode(normalise(value))
 
 
 def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
@@ -188,7 +216,8 @@ def write_intent(ctx: Context, tool: Tool, call: ToolCall, raw_digest: str,
 
 def has_commit_checks(ctx: Context) -> bool:
     """Whether a hook of the runtime has an ``at_intent_commit`` check."""
-    return any(hasattr(h, "at_intent_commit") for h in ctx.runtime.hooks)
+    hooks = ctx.runtime.hooks
+    return bool(hooks) and any(hasattr(h, "at_intent_commit") for h in hooks)
 
 
 def check_at_commit(ctx: Context, tool: Tool, call: ToolCall) -> None:

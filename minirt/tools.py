@@ -78,6 +78,10 @@ class Tool(Protocol):
     def invoke(self, call: ToolCall) -> Any: ...
 
 
+#: How many argument-name sets one :class:`FunctionTool` remembers as valid.
+_BOUND_MAX = 64
+
+
 class FunctionTool:
     """A plain function as a tool. ``fn`` takes the arguments as keywords (and ``call=`` if it
     declares a parameter named ``call``, to see its effect key)."""
@@ -95,6 +99,8 @@ class FunctionTool:
         sig = inspect.signature(fn)
         self._wants_call = "call" in sig.parameters
         self._signature: inspect.Signature | None = None
+        # sets of argument names (plain str) that bound to the signature (see prepare)
+        self._bound: set[frozenset[str]] = set()
         if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
             self._signature = sig.replace(parameters=[
                 p for n, p in sig.parameters.items() if not (n == "call" and self._wants_call)])
@@ -104,7 +110,13 @@ class FunctionTool:
             raise ToolArgumentsInvalid(tool=self.name, reason="arguments must be a JSON object")
         if self._signature is not None and type(self).invoke is FunctionTool.invoke:
             # refused here, before anything is journaled or sent (a subclass that passes extra
-            # arguments of its own to ``fn`` checks its own)
+            # arguments of its own to ``fn`` checks its own). Whether the arguments bind
+            # depends only on their names: a set of plain-str names that bound once is not
+            # bound again (a bounded cache, per tool).
+            names = frozenset(args)
+            plain = all(type(k) is str for k in names)
+            if plain and names in self._bound:
+                return dict(args)
             unknown = sorted(str(k) for k in args if k not in self._signature.parameters
                              or self._signature.parameters[k].kind
                              in (inspect.Parameter.POSITIONAL_ONLY,
@@ -117,6 +129,8 @@ class FunctionTool:
                 self._signature.bind(**{str(k): v for k, v in args.items()})
             except TypeError as exc:
                 raise ToolArgumentsInvalid(tool=self.name, reason=str(exc)) from None
+            if plain and len(self._bound) < _BOUND_MAX:
+                self._bound.add(names)
         return dict(args)
 
     def invoke(self, call: ToolCall) -> Any:

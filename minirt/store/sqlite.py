@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .base import ChainVerifier, Event, StoreFault, StoreFull, not_storable
+from .base import ChainVerifier, Event, NewEvent, StoreFault, StoreFull, chain, not_storable
 from .chainkey import ChainKeys, resolve
 from .sqlcore import Migration, SQLCore, pending, split_statements
 
@@ -109,6 +109,8 @@ class SQLiteStore(SQLCore):
                  group_commit: bool = True, group_window_s: float = 0.0,
                  group_max: int = 256) -> None:
         self.path = str(path)
+        #: The cursor the cached-head append runs its statements on (under the lock).
+        self._append_cursor: sqlite3.Cursor | None = None
         self._init_core(resolve(chain_key), group_commit=group_commit,
                         group_window_s=group_window_s, group_max=group_max)
         try:
@@ -167,6 +169,55 @@ class SQLiteStore(SQLCore):
             raise
         db.execute("RELEASE minirt_append")
 
+    def _append_alone(self, run_id: str, incarnation: int, events: Sequence[NewEvent],
+                      lease_until: float | None, kv: dict[str, str | None] | None
+                      ) -> list[Event]:
+        """With the head cached and no kv: ``BEGIN IMMEDIATE``, the fenced head move and the
+        insert, ``COMMIT``, called directly (what :class:`_Immediate` does, without building
+        a transaction object per append); the same errors and rollback. Otherwise (or when the
+        fence does not match) the core's transaction."""
+        head = self._heads.get(run_id)
+        if head is None or head[0] != incarnation or not events or kv or self._depth:
+            return super()._append_alone(run_id, incarnation, events, lease_until, kv)
+        rows = chain(run_id, incarnation, head[1], head[2], events, self.chain_keys)
+        lease = self._lease_to_write(head, lease_until)
+        same = lease_until if lease is None else None  # renewal skipped: fence on it
+        db = self._append_cursor  # one cursor for every such append: none built per statement
+        if db is None:
+            db = self._append_cursor = self._db.cursor()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise _store_error(self.path, exc) from None
+        self._depth = 1
+        try:
+            ok = self._fast_append(db, rows, head, lease, same)
+        except BaseException as exc:
+            self._depth = 0
+            self._abandon()
+            if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
+                raise _store_error(self.path, exc) from None
+            if isinstance(exc, UnicodeEncodeError):
+                raise not_storable(exc) from None
+            raise
+        self._depth = 0
+        if not ok:  # someone else moved the run: nothing written; the core's slow path
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.DatabaseError as err:
+                self._abandon()
+                raise _store_error(self.path, err) from None
+            self._heads.pop(run_id, None)
+            return super()._append_alone(run_id, incarnation, events, lease_until, kv)
+        try:
+            db.execute("COMMIT")
+        except sqlite3.DatabaseError as err:  # e.g. the disk filled up at commit
+            self._abandon()
+            raise _store_error(self.path, err) from None
+        self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest,
+                               head[3] if lease is None else lease)
+        return rows
+
     def _abandon(self) -> None:
         """Roll back the open transaction (SQLite may already have done so, e.g. on a full
         disk) and forget the cached journal heads, which may describe rows never committed."""
@@ -201,7 +252,7 @@ class SQLiteStore(SQLCore):
         except UnicodeEncodeError as exc:
             raise not_storable(exc) from None
 
-    def _insert_rows(self, db: sqlite3.Connection, rows: Sequence[Event]) -> None:
+    def _insert_rows(self, db: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[Event]) -> None:
         sql = "INSERT INTO events (" + _WRITE_COLS + ") VALUES (?,?,?,?,?,?,?,?)"
         if len(rows) == 1:
             db.execute(sql, self._event_params(rows[0]))
