@@ -96,6 +96,22 @@ class Position:
         return self.opening is not None and self.outcome is None
 
 
+_new = object.__new__
+
+
+def _position(step: int, opening: Event, outcome: Event) -> Position:
+    """``Position(step, opening, outcome, ())``, the same object (same class, fields, equality
+    and immutability), built without the frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` call per field): a replay builds one per position."""
+    pos = _new(Position)
+    fields = pos.__dict__
+    fields["step"] = step
+    fields["opening"] = opening
+    fields["outcome"] = outcome
+    fields["extra"] = ()
+    return pos
+
+
 class Journal:
     """The journal of one run as seen by one incarnation: a replay index plus an appender.
 
@@ -113,7 +129,8 @@ class Journal:
         for e in self._events:
             if e.step is not None:
                 self._by_step[e.step].append(e)
-        self._stream: Iterator[Event] | None = None  # Invariant: None in the in-memory form
+        # streamed: the store's pages not yet taken. Invariant: None in the in-memory form
+        self._pages: Iterator[Sequence[Event]] | None = None
         self._streamed = False
         self._index: Sequence[int] | dict[int, int] = ()
         self._read_seq = 0  # streamed: the seq of the last event taken from the stream
@@ -143,9 +160,10 @@ class Journal:
         j._index = store.step_index(run_id)
         j._top = (max(j._index) if isinstance(j._index, dict) and j._index
                   else len(j._index) - 1)
-        stream = store.iter_events(run_id)
-        first = next(stream, None)  # starts the stream now: its head is the index's moment
-        j._stream = None if first is None else itertools.chain((first,), stream)
+        pages = (store.iter_pages(run_id) if hasattr(store, "iter_pages")
+                 else _one_by_one(store.iter_events(run_id)))
+        first = next(pages, None)  # starts the stream now: its head is the index's moment
+        j._pages = None if first is None else itertools.chain((first,), pages)
         return j
 
     @property
@@ -157,20 +175,29 @@ class Journal:
         return _StoreView(self.store, self.run_id)
 
     def _take(self, upto: int | None) -> None:
-        """Move events from the stream into the window, up to seq ``upto`` (None: all)."""
-        stream = self._stream
-        if stream is None:
+        """Move events from the stream into the window a page at a time, until seq ``upto``
+        is in it (None: all). The pages come checked whole (:meth:`iter_pages`)."""
+        pages = self._pages
+        if pages is None:
             return
         by_step, floor, noted = self._by_step, self._floor, self._noted_from
-        for e in stream:
-            if noted is not None and e.seq >= noted:
-                break  # this incarnation's own writes: already in the window (note)
-            self._read_seq = e.seq
-            if e.step is not None and e.step >= floor:
-                by_step[e.step].append(e)
-            if upto is not None and e.seq >= upto:
+        for page in pages:
+            if noted is not None and page[-1].seq >= noted:
+                for e in page:
+                    if e.seq >= noted:
+                        break  # this incarnation's own writes: already in the window (note)
+                    self._read_seq = e.seq
+                    if e.step is not None and e.step >= floor:
+                        by_step[e.step].append(e)
+                break
+            for e in page:
+                step = e.step
+                if step is not None and step >= floor:
+                    by_step[step].append(e)
+            self._read_seq = page[-1].seq
+            if upto is not None and self._read_seq >= upto:
                 return
-        self._stream = None  # read to the end: the whole journal and its head are verified
+        self._pages = None  # read to the end: the whole journal and its head are verified
 
     def _advance(self, step: int) -> list[Event] | None:
         """Streamed form: make the window hold every event recorded at ``step``."""
@@ -186,9 +213,14 @@ class Journal:
         elif last == 0 and step >= self._top:
             self._take(None)  # past everything recorded: verify the rest before any new write
         if step - self._floor > 2 * WINDOW:
-            self._floor = floor = step - WINDOW
-            self._by_step = defaultdict(list, ((k, v) for k, v in self._by_step.items()
-                                               if k >= floor))
+            old, self._floor = self._floor, step - WINDOW
+            by_step, floor = self._by_step, self._floor
+            if floor - old <= len(by_step):  # drop the positions that left the window
+                for k in range(old, floor):
+                    by_step.pop(k, None)
+            if floor - old > len(by_step) or (by_step and min(by_step) < floor):
+                self._by_step = defaultdict(list, ((k, v) for k, v in by_step.items()
+                                                   if k >= floor))
         return self._by_step.get(step)
 
     def at(self, step: int) -> Position | None:
@@ -202,9 +234,9 @@ class Journal:
         if n == 2:
             a, b = rows
             if a.kind in _OPENS_ONLY and b.kind in OUTCOME_KINDS:
-                return Position(step, a, b, ())
+                return _position(step, a, b)
         elif n == 1 and rows[0].kind in SELF_CLOSING_KINDS:
-            return Position(step, rows[0], rows[0], ())
+            return _position(step, rows[0], rows[0])
         opening = next((e for e in rows if e.kind in OPENING_KINDS), None)
         outcome = next((e for e in reversed(rows) if e.kind in OUTCOME_KINDS), None)
         if opening is not None and opening.kind in SELF_CLOSING_KINDS:
@@ -284,6 +316,12 @@ def decode(text: str) -> Any:
     if end != len(text):
         return json.loads(text)
     return value
+
+
+def _one_by_one(events: Iterator[Event]) -> Iterator[Sequence[Event]]:
+    """A store's events as pages of one (a store without ``iter_pages``)."""
+    for e in events:
+        yield (e,)
 
 
 class _StoreView(Sequence[Event]):

@@ -426,7 +426,7 @@ class Context:
         rt = self.runtime
         # Whatever the model produced reaches the tool's own gate (prepare), which names the
         # problem; only a mapping is merged with keyword arguments.
-        raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
+        raw: Any = kw if args is None else ({**args, **kw} if isinstance(args, Mapping) else args)
         tool = rt.tool(tool_name)
         p, pos = self.claim_position()
         raw_digest, raw_text = _args_identity(raw)  # the raw arguments encoded once

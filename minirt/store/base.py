@@ -41,6 +41,11 @@ from .chainkey import ChainKeys, ChainKeyUnknown
 
 GENESIS = "sha256:" + "0" * 64  # the "previous digest" of a run's first event
 PAGE_SIZE = 1000  # rows per page when a journal is streamed (iter_events, a claim's check)
+#: A journal row as a store reads it back: an :class:`Event`'s fields in its order but
+#: ``prev_digest`` (the previous row's digest: the chain implies it), and the digest as stored
+#: (32 raw bytes for a plain sha256, text for a keyed one). What :meth:`StepIndexBuilder.add_rows`
+#: reads.
+STORED_ROW = ("run_id", "seq", "kind", "step", "payload_json", "incarnation", "at", "digest")
 
 
 class JournalCorrupted(MinirtError):
@@ -344,6 +349,27 @@ class StepIndexBuilder:
         else:  # a negative or far-away position: keep a dict from now on
             self.sparse = {i: v for i, v in enumerate(arr) if v}
             self.sparse[step] = max(seq, self.sparse.get(step, 0))
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        """:meth:`add` for the ``(step, seq)`` of each stored row (:data:`STORED_ROW`) that
+        records a position, in one loop (the dense case without a call per row)."""
+        arr = self.arr
+        append = arr.append
+        add = self.add
+        for row in rows:
+            step = row[3]
+            if step is None:
+                continue
+            if self.sparse is None:
+                n = len(arr)
+                if step == n:
+                    append(row[1])
+                    continue
+                if 0 <= step < n:
+                    if row[1] > arr[step]:
+                        arr[step] = row[1]
+                    continue
+            add(step, row[1])
 
     def result(self) -> Sequence[int] | dict[int, int]:
         return self.sparse if self.sparse is not None else self.arr

@@ -18,7 +18,9 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .base import (
+    GENESIS,
     PAGE_SIZE,
+    STORED_ROW,
     ChainVerifier,
     Event,
     StepIndexBuilder,
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from .sqlcore import RunRow
 
 # What the core reads of an event; the dialect decodes ``digest`` (:meth:`JournalReads._digest_of`).
-READ_COLS = "run_id, seq, kind, step, payload_json, incarnation, at, digest"
+READ_COLS = ", ".join(STORED_ROW)
 # Event rows stay plain tuples (a resume reads every one; a named tuple costs a call each):
 # loops unpack them by name, and the keyset position is read at this index.
 SEQ = READ_COLS.split(", ").index("seq")
@@ -98,6 +100,14 @@ class JournalReads:
         raises :class:`JournalCorrupted` when the stream reaches it (the rows before it were
         yielded: a caller that must not act on a corrupted journal verifies it whole first, as
         a claim does). The store's lock is held while a page is fetched, not between pages."""
+        for page in self.iter_pages(run_id, after_seq=after_seq, page_size=page_size):
+            yield from page
+
+    def iter_pages(self, run_id: str, *, after_seq: int = 0,
+                   page_size: int = PAGE_SIZE) -> Iterator[list[Event]]:
+        """:meth:`iter_events` a page at a time: each list holds the next events in seq order
+        (at most ``page_size``; none empty), every one of them checked before the list is
+        yielded. For a reader that takes the journal in pages (:meth:`Journal.stream`)."""
         if page_size < 1:
             raise StoreArgumentInvalid(reason=f"page_size must be at least 1, not {page_size!r}")
         head = self._fetch("SELECT last_seq, last_digest FROM runs WHERE run_id=?", (run_id,),
@@ -112,7 +122,8 @@ class JournalReads:
             page = self._checked(checker, rows, trusted=trusted)
             if after_seq and page and page[0].seq <= after_seq:
                 page = [e for e in page if e.seq > after_seq]
-            yield from page
+            if page:
+                yield page
             if len(rows) < page_size:
                 break
             last = rows[-1][SEQ]
@@ -165,11 +176,11 @@ class JournalReads:
                 else:
                     check(Event(rid, seq, kind, step, payload_json, incarnation, at, prev,
                                 digest_text(dig)))
-                if step is not None:
-                    steps.add(step, seq)
-                if not first:
-                    first.append(Event(rid, seq, kind, step, payload_json, incarnation, at,
-                                       prev, checker.prev))
+            if rows and not first:
+                rid, seq, kind, step, payload_json, incarnation, at, _ = rows[0]
+                first.append(Event(rid, seq, kind, step, payload_json, incarnation, at, GENESIS,
+                                   digest_text(digest_of(rows[0][-1]))))
+            steps.add_rows(rows)
             if len(rows) < PAGE_SIZE:
                 break
             last = rows[-1][SEQ]
