@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from minirt.aio import AsyncRuntime
-from minirt.aio import sequencer as sequencer_module
 from minirt.clock import FakeClock
 from minirt.faults import FaultPlan, SimulatedCrash
 from minirt.journal import NonDeterminism
@@ -261,11 +260,12 @@ def test_a_removed_branch_raises_nondeterminism_instead_of_hanging(
         db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Recorded: A0 (0), B0 (1), B1 (2), A1 (3). B is gone: A's first result comes after B's
     claim, which nobody asks for; every task waits, so the run fails naming position 1."""
-    monkeypatch.setattr(sequencer_module, "IDLE_SECONDS", 0.05)
+    monkeypatch.setattr("minirt.aio.sequencer.IDLE_SECONDS", 0.05)
     out = crash_then_resume(db, repro, Provider({("A", 0): 5}), "before_complete",
                             resume_workflow=branch_removed)
     assert isinstance(out.error, NonDeterminism), out
     assert out.error.step == 1, out.error
+    assert "the code now asks for nothing" in str(out.error), out.error
 
 
 def test_a_sequential_workflow_never_waits(db: str) -> None:

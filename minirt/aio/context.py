@@ -16,8 +16,21 @@ pipeline with an ``await`` where the sync one blocks, nothing else:
 
 Invariant: every journal write happens on the event loop's thread between two awaits, so the
 writes of concurrent calls never interleave and a position is claimed before the first await of
-the call that owns it (``asyncio.gather`` of calls claims positions in the order the coroutines
-start, as a replay does).
+the call that owns it. That alone does not make concurrent calls replay: the first execution of
+``asyncio.gather(branch("A"), branch("B"))`` claims positions in the order the tools answered
+(A's second call after B's two if A's first tool was slower), while a replay answers every call
+at once. So while an execution replays, every claim and every replayed result of its tasks goes
+through the execution's :class:`~minirt.aio.sequencer.ReplaySequencer`, which lets them happen
+in the journal's recorded order and gives a contested position to the task whose call matches
+the recording (see :mod:`minirt.aio.sequencer` for the rules, the idle check that turns a
+workflow changed between runs into NonDeterminism instead of a hang, and the limits: awaits of
+non-journaled things between calls are deterministic only if their order is). Once the recorded
+history is exhausted the sequencer is off and nothing waits; a workflow without concurrency
+never waits in it.
+
+A crash (a BaseException such as :class:`~minirt.faults.SimulatedCrash`) raised by any journal
+write of one task stops the others: they claim, write and journal a cancel request no more (a
+killed process would not either), so the two crash modes leave the same journal.
 
 **Fan-out** (:meth:`AsyncContext.parallel`): the calls claim consecutive positions in list
 order, their intents are journaled in ONE write before any is sent, then they run as tasks of an
@@ -180,7 +193,8 @@ class AsyncContext:
         ctx = self.ctx
         p, pos = await self._claim(Want.step(name))
         if pos is not None:
-            await self.sequencer.result(p)
+            if not self.sequencer.take(p):
+                await self.sequencer.result(p)
             return steps.replay_step(ctx, p, pos, name)
         try:
             out = fn(*args, **kwargs)
@@ -235,7 +249,8 @@ class AsyncContext:
         raw_digest, raw_text = steps.args_identity(raw)  # the raw arguments encoded once
         p, pos = await self._claim(Want.tool(tool_name, raw_digest))
         if pos is not None:
-            await self.sequencer.result(p)
+            if not self.sequencer.take(p):
+                await self.sequencer.result(p)
             return await self._settling(tool, lambda: dispatch.replay(ctx, p, pos, tool,
                                                                       raw_digest))
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
@@ -274,13 +289,14 @@ class AsyncContext:
         seq = self.sequencer
         if not seq.active:
             return self.ctx.claim_position()
-        await seq.turn(want)
+        if not seq.may_claim(want):
+            await seq.turn(want)
         try:
             p, pos = self.ctx.claim_position()
         except BaseException:
             seq.release()
             raise
-        seq.claimed(((p, pos),))
+        seq.claimed_one(p, pos)
         return p, pos
 
     async def _settling(self, tool: Tool, settle: Callable[[], Any]) -> Any:

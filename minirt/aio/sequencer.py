@@ -159,20 +159,50 @@ class ReplaySequencer:
 
     # -- claims ----------------------------------------------------------------------------
 
-    async def turn(self, want: Want | None) -> None:
-        """Wait until the calling task may claim the next position; the caller then claims
+    def may_claim(self, want: Want | None) -> bool:
+        """Whether the calling task may claim the next position now (always, once the
+        sequencer is off). If not, it awaits :meth:`turn`. Either way the caller then claims
         synchronously and calls :meth:`claimed` (or :meth:`release` if the claim raised)."""
         if not self.active:
-            return
+            return True
         self._enter()
-        if self.reserved is None and not any(w.position is None for w in self.waiters):
-            if not self.pending:  # nothing recorded is owed to anyone: the claim's turn
-                if self.solo or want is None or self.ctx.position >= self.end or \
-                        want.matches(self.ctx, self.ctx.journal.at(self.ctx.position)):
-                    return
-            elif self._claim_allowed() and self._chosen([_Waiter(None, want, None)]):  # type: ignore[arg-type]
-                return
-        await self._wait(_Waiter(None, want, asyncio.get_running_loop().create_future()))
+        if self.reserved is not None or (self.waiters and any(w.position is None
+                                                              for w in self.waiters)):
+            return False
+        if not self.pending:  # nothing recorded is owed to anyone: the claim's turn
+            return (self.solo or want is None or self.ctx.position >= self.end
+                    or want.matches(self.ctx, self.ctx.journal.at(self.ctx.position)))
+        return self._claim_allowed() and self._chosen(
+            [_Waiter(None, want, None)]) is not None  # type: ignore[arg-type]
+
+    async def turn(self, want: Want | None) -> None:
+        """Wait until the calling task may claim the next position (see :meth:`may_claim`)."""
+        if not self.may_claim(want):
+            await self._wait(_Waiter(None, want, asyncio.get_running_loop().create_future()))
+
+    def claimed_one(self, p: int, pos: Position | None) -> None:
+        """:meth:`claimed` for one position (the path of every sequential call)."""
+        self.reserved = None
+        if not self.active:
+            return
+        opening = pos.opening if pos is not None else None
+        if opening is None or self.forced is not None:
+            self.claimed(((p, pos),))
+            return
+        kind = opening.kind
+        if kind == "intent":
+            if opening.seq > self.last_seq:
+                self.last_seq = opening.seq
+            outcome = pos.outcome  # type: ignore[union-attr]
+            self.pending[p] = outcome.seq if outcome is not None else INF
+        elif kind == "step" or kind == "decision":
+            self.pending[p] = opening.seq
+        else:
+            self.claimed(((p, pos),))
+            return
+        self.progress += 1
+        if self.waiters:
+            self._pump()
 
     def claimed(self, slots: Sequence[tuple[int, Position | None]]) -> None:
         """The positions the granted task just claimed (a fan-out claims several at once)."""
@@ -224,15 +254,35 @@ class ReplaySequencer:
 
     # -- results ---------------------------------------------------------------------------
 
+    def take(self, p: int) -> bool:
+        """Consume the recorded result at ``p`` if it is the next unconsumed recorded event
+        (True; also when there is nothing to wait for); False: the caller awaits
+        :meth:`result`."""
+        if not self.active:
+            return True
+        seq = self.pending.get(p)
+        if seq is None:
+            return True
+        if self.reserved is not None:
+            return False
+        if seq == self.last_seq + 1 and len(self.pending) == 1:  # the very next event
+            del self.pending[p]
+            self.last_seq = int(seq)
+            self.progress += 1
+            if self.waiters:
+                self._pump()
+            if self.ctx.position >= self.end:
+                self._check_done()
+            return True
+        if self._result_allowed(p):
+            self._consume(p)
+            return True
+        return False
+
     async def result(self, p: int) -> None:
         """Wait until the recorded result at ``p`` is the next unconsumed recorded event."""
-        if not self.active or p not in self.pending:
-            return
-        self._enter()
-        if self.reserved is None and self._result_allowed(p):
-            self._consume(p)
-            return
-        await self._wait(_Waiter(p, None, asyncio.get_running_loop().create_future()))
+        if not self.take(p):
+            await self._wait(_Waiter(p, None, asyncio.get_running_loop().create_future()))
 
     # -- the order -------------------------------------------------------------------------
 
@@ -443,6 +493,9 @@ class ReplaySequencer:
                                "nothing: every task of the workflow waits for another "
                                "task's replayed position")
             self._grant(waiting[0], exc)
+            for w in waiting[1:]:  # the replay diverged: the others wait for nothing
+                w.granted = True
+                w.future.cancel()
 
 
 __all__ = ["IDLE_SECONDS", "IDLE_SPINS", "ReplaySequencer", "Want"]
