@@ -232,6 +232,28 @@ def test_crash_sweep_of_a_nested_gather(db: str, delays: dict[Any, int]) -> None
     assert sweep(db, nested, delays) > 30
 
 
+async def fan_branch(ctx: Any, name: str) -> list[Any]:
+    a = await ctx.call_tool("work", {"name": name, "i": 0})
+    fan = await ctx.parallel([("work", {"name": name, "i": 10 + j, "seed": a["v"]})
+                              for j in range(3)])
+    b = await ctx.call_tool("work", {"name": name, "i": 1, "seed": fan[1]["v"]})
+    return [a["v"], [f["v"] for f in fan], b["v"]]
+
+
+async def fans(ctx: Any, _: Any) -> Any:
+    return await asyncio.gather(fan_branch(ctx, "A"), fan_branch(ctx, "B"),
+                                repro_branch(ctx, "C"))
+
+
+@pytest.mark.parametrize("delays", [{}, {("A", 11): 5, ("B", 0): 3},
+                                    {("A", 10): 2, ("B", 12): 6, ("C", 0): 4}])
+def test_crash_sweep_of_fan_outs_inside_gather_branches(db: str,
+                                                        delays: dict[Any, int]) -> None:
+    """A fan-out's results are journaled as they complete, between other branches' events;
+    its task resumes after the last one, as it did."""
+    assert sweep(db, fans, delays) > 50
+
+
 async def changed_second_call(ctx: Any, _: Any) -> Any:
     async def b(name: str) -> list[Any]:
         a = await ctx.call_tool("work", {"name": name, "i": 0})

@@ -268,11 +268,21 @@ class AsyncContext:
             raise
         return await self._settling(tool, lambda: dispatch.settle(ctx, tool, call, kind, value))
 
+    def _dead(self) -> BaseException:
+        """What a task raises once a crash killed this execution: the crash itself, or a
+        plain ``CancelledError`` for a task being cancelled (the loop winding down after the
+        crash reached the workflow: a dead process's leftover tasks end silently)."""
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            return asyncio.CancelledError()
+        assert self.crashed is not None
+        return self.crashed
+
     def _journaling(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``write(*args, **kwargs)``, a journal write of this execution: refused once a crash
         left one (see ``crashed``), and a crash it raises is remembered."""
         if self.crashed is not None:
-            raise self.crashed
+            raise self._dead()
         try:
             return write(*args, **kwargs)
         except Exception:
@@ -285,7 +295,7 @@ class AsyncContext:
     async def _claim(self, want: Want) -> tuple[int, Any]:
         """Claim the next position, in the sequencer's order while the execution replays."""
         if self.crashed is not None:
-            raise self.crashed
+            raise self._dead()
         seq = self.sequencer
         if not seq.active:
             return self.ctx.claim_position()
@@ -304,7 +314,7 @@ class AsyncContext:
         ctx = self.ctx
         while True:
             if self.crashed is not None:
-                raise self.crashed
+                raise self._dead()
             token = _AWAITING.set(True)
             try:
                 return settle()

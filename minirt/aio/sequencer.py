@@ -22,6 +22,9 @@ replays:
   prompt digest: the identities the replay checks compare, computed by :mod:`minirt.steps`).
   While only one task has used the sequencer (a workflow without concurrency), a claim whose
   turn it is proceeds without that comparison and the replay check decides, as before;
+- a recorded position with no opening (a hole) was claimed by a step or a decision whose
+  record the crash lost (an intent, a refusal, a wait are written when claimed): only a step or
+  a decision matches it, and runs live;
 - an intent recorded without an outcome is reconciled (live) only once every other recorded
   event is consumed; once the recorded history is exhausted (the cursor past everything recorded
   and no recorded result left to hand back) the sequencer switches itself off: everything runs
@@ -33,7 +36,8 @@ concurrency claims and replays exactly as without the sequencer (no waiting; a t
 few comparisons); a claim that no waiting task matches falls back to today's behaviour once the
 loop is idle: the first waiting task claims it and the replay check raises its
 :class:`~minirt.journal.NonDeterminism`; if only results wait (the call recorded next is never
-asked for), the first waiting task raises NonDeterminism naming that position.
+asked for), the first waiting task raises NonDeterminism naming that position and the other
+waiting tasks are cancelled (``CancelledError``: the replay diverged, they wait for nothing).
 
 Idle detection is a **bounded idle check**, not a count of tasks: asyncio cannot tell publicly
 whether a task is blocked on its children (the workflow's own task awaiting ``gather``) or on
@@ -324,7 +328,8 @@ class ReplaySequencer:
                 return s, q, bound
             del self.pending[q]
             self.auto.discard(q)
-            self.last_seq = max(self.last_seq, s)
+            if s != INF:
+                self.last_seq = max(self.last_seq, int(s))
             self.progress += 1
 
     def _claim_allowed(self) -> bool:
