@@ -49,7 +49,10 @@ of those awaits is itself deterministic; one such await that lasts longer than
 :data:`IDLE_SECONDS` while every other task waits here for it is taken for a divergence. A
 cancellation that reaches a task while it waits here propagates as ``CancelledError`` without
 journaling a cancel request (the task is between two replayed positions, and nothing is in
-flight).
+flight). Not guaranteed either: the claim time of a step or a decision is bounded by reading
+at most :data:`LOOKAHEAD` positions ahead; two branches asking for the very same call (same
+tool and digest, same step name) at a contested position are told apart only by the order in
+which they arrive, which mirrors the first execution's only as far as the results above do.
 """
 
 from __future__ import annotations
