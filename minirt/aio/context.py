@@ -16,8 +16,21 @@ pipeline with an ``await`` where the sync one blocks, nothing else:
 
 Invariant: every journal write happens on the event loop's thread between two awaits, so the
 writes of concurrent calls never interleave and a position is claimed before the first await of
-the call that owns it (``asyncio.gather`` of calls claims positions in the order the coroutines
-start, as a replay does).
+the call that owns it. That alone does not make concurrent calls replay: the first execution of
+``asyncio.gather(branch("A"), branch("B"))`` claims positions in the order the tools answered
+(A's second call after B's two if A's first tool was slower), while a replay answers every call
+at once. So while an execution replays, every claim and every replayed result of its tasks goes
+through the execution's :class:`~minirt.aio.sequencer.ReplaySequencer`, which lets them happen
+in the journal's recorded order and gives a contested position to the task whose call matches
+the recording (see :mod:`minirt.aio.sequencer` for the rules, the idle check that turns a
+workflow changed between runs into NonDeterminism instead of a hang, and the limits: awaits of
+non-journaled things between calls are deterministic only if their order is). Once the recorded
+history is exhausted the sequencer is off and nothing waits; a workflow without concurrency
+never waits in it.
+
+A crash (a BaseException such as :class:`~minirt.faults.SimulatedCrash`) raised by any journal
+write of one task stops the others: they claim, write and journal a cancel request no more (a
+killed process would not either), so the two crash modes leave the same journal.
 
 **Fan-out** (:meth:`AsyncContext.parallel`): the calls claim consecutive positions in list
 order, their intents are journaled in ONE write before any is sent, then they run as tasks of an
@@ -67,6 +80,7 @@ from ..errors import MinirtError, ToolError
 from ..runtime import Context
 from ..scheduler import FATAL, Call, PlanInvalid, Ref
 from ..tools import Tool, ToolCall
+from .sequencer import ReplaySequencer, Want
 
 #: Set while an async call settles: the policy turns a resend into :class:`Resend`.
 _AWAITING: contextvars.ContextVar[bool] = contextvars.ContextVar("minirt_aio_awaiting",
@@ -132,10 +146,14 @@ class AsyncContext:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        # Invariant: once a crash (a BaseException such as SimulatedCrash) left a settle step,
-        # no other task of this execution journals anything: a killed process writes nothing
+        # Invariant: once a crash (a BaseException such as SimulatedCrash) left a journal write
+        # (an intent, a settle step, a step's or a decision's record, a fan-out's commit), no
+        # other task of this execution claims or journals anything: a killed process writes nothing
         # after its crash point either, and the two crash modes must agree.
         self.crashed: BaseException | None = None
+        # Invariant: while this execution replays, every claim and every replayed result of
+        # its tasks goes through the sequencer, in the journal's order (minirt.aio.sequencer).
+        self.sequencer = ReplaySequencer(ctx)
 
     # -- facts of the execution (the sync context's) --------------------------------------------
 
@@ -173,27 +191,41 @@ class AsyncContext:
         """``Context.step`` for a function or a coroutine function: run it once, journal what
         it returned (or its named error); on replay return (or raise) the record."""
         ctx = self.ctx
-        p, pos = ctx.claim_position()
+        p, pos = await self._claim(Want.step(name))
         if pos is not None:
+            if not self.sequencer.take(p):
+                await self.sequencer.result(p)
             return steps.replay_step(ctx, p, pos, name)
         try:
             out = fn(*args, **kwargs)
             value = normalise(await out if inspect.isawaitable(out) else out)
         except MinirtError as exc:
-            steps.record_step(ctx, p, name, error=exc)
-        return steps.record_step(ctx, p, name, value, normalised=True)
+            self._journaling(steps.record_step, ctx, p, name, error=exc)
+        return self._journaling(steps.record_step, ctx, p, name, value, normalised=True)
 
     async def now(self) -> float:
-        """The time, recorded as a step."""
-        return self.ctx.now()
+        """The time, recorded as a step (``Context.now``'s step)."""
+        return await self.step("now", self.ctx.runtime.clock.now)
 
     async def decide(self, prompt: Any, *, name: str = "decide", model: Any = None) -> Any:
         """``Context.decide``, awaiting an async model (``acomplete``); a sync model is called.
         On replay the recorded decision is returned and the model is not asked."""
         ctx = self.ctx
-        replayed, got = steps.open_decision(ctx, prompt, name, model)
-        if replayed:
-            return got
+        seq = self.sequencer
+        if seq.active:
+            start = ctx.position
+            await seq.turn(Want.decision(name, prompt))
+            try:
+                replayed, got = steps.open_decision(ctx, prompt, name, model)
+            finally:
+                seq.claimed_range(start)
+            if replayed:
+                await seq.result(start)
+                return got
+        else:
+            replayed, got = steps.open_decision(ctx, prompt, name, model)
+            if replayed:
+                return got
         m, index = got.model, got.index
         acomplete = getattr(m, "acomplete", None)
         try:
@@ -202,7 +234,8 @@ class AsyncContext:
         except asyncio.CancelledError:
             self.cancelled(f"decision {name!r}")
             raise
-        return steps.record_decision(ctx, got.step, name, got.prompt_digest, output)
+        return self._journaling(steps.record_decision, ctx, got.step, name, got.prompt_digest,
+                                output)
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -213,9 +246,11 @@ class AsyncContext:
         ctx = self.ctx
         raw: Any = {**args, **kw} if isinstance(args, Mapping) else (kw if args is None else args)
         tool = ctx.runtime.tool(tool_name)
-        p, pos = ctx.claim_position()
         raw_digest, raw_text = steps.args_identity(raw)  # the raw arguments encoded once
+        p, pos = await self._claim(Want.tool(tool_name, raw_digest))
         if pos is not None:
+            if not self.sequencer.take(p):
+                await self.sequencer.result(p)
             return await self._settling(tool, lambda: dispatch.replay(ctx, p, pos, tool,
                                                                       raw_digest))
         try:  # a refusal by prepare or by a hook is journaled, so replay raises it again
@@ -224,7 +259,8 @@ class AsyncContext:
         except MinirtError as exc:
             ctx.append(dispatch.rejection(ctx, p, tool_name, raw_digest, exc))
             raise
-        dispatch.write_intent(ctx, tool, call, raw_digest, staged, args_text=args_text)
+        self._journaling(dispatch.write_intent, ctx, tool, call, raw_digest, staged,
+                         args_text=args_text)
         try:
             kind, value = await ainvoke(tool, call)
         except asyncio.CancelledError:
@@ -232,12 +268,53 @@ class AsyncContext:
             raise
         return await self._settling(tool, lambda: dispatch.settle(ctx, tool, call, kind, value))
 
+    def _dead(self) -> BaseException:
+        """What a task raises once a crash killed this execution: the crash itself, or a
+        plain ``CancelledError`` for a task being cancelled (the loop winding down after the
+        crash reached the workflow: a dead process's leftover tasks end silently)."""
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            return asyncio.CancelledError()
+        assert self.crashed is not None
+        return self.crashed
+
+    def _journaling(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``write(*args, **kwargs)``, a journal write of this execution: refused once a crash
+        left one (see ``crashed``), and a crash it raises is remembered."""
+        if self.crashed is not None:
+            raise self._dead()
+        try:
+            return write(*args, **kwargs)
+        except Exception:
+            raise
+        except BaseException as exc:
+            if not isinstance(exc, asyncio.CancelledError):
+                self.crashed = exc
+            raise
+
+    async def _claim(self, want: Want) -> tuple[int, Any]:
+        """Claim the next position, in the sequencer's order while the execution replays."""
+        if self.crashed is not None:
+            raise self._dead()
+        seq = self.sequencer
+        if not seq.active:
+            return self.ctx.claim_position()
+        if not seq.may_claim(want):
+            await seq.turn(want)
+        try:
+            p, pos = self.ctx.claim_position()
+        except BaseException:
+            seq.release()
+            raise
+        seq.claimed_one(p, pos)
+        return p, pos
+
     async def _settling(self, tool: Tool, settle: Callable[[], Any]) -> Any:
         """Run a synchronous settle step; await every resend reconciliation asks for."""
         ctx = self.ctx
         while True:
             if self.crashed is not None:
-                raise self.crashed
+                raise self._dead()
             token = _AWAITING.set(True)
             try:
                 return settle()
@@ -278,7 +355,19 @@ class AsyncContext:
         ctx, rt = self.ctx, self.ctx.runtime
         items = [_item(c) for c in calls]
         tools = [rt.tool(name) for name, _ in items]  # an unknown tool: before any claim
-        slots = [ctx.claim_position() for _ in items]
+        seq = self.sequencer
+        if seq.active and items:  # the fan-out's intents are one claim (one write)
+            await seq.turn(Want.tool(items[0][0], steps.safe_digest(items[0][1])))
+            slots: list[tuple[int, Any]] = []
+            try:
+                slots.extend(ctx.claim_position() for _ in items)
+            finally:
+                seq.claimed(slots)
+            last = seq.group_last([p for p, _ in slots])
+            if last is not None:  # it resumes after its last recorded result, as it did
+                await seq.result(last)
+        else:
+            slots = [ctx.claim_position() for _ in items]
         results: list[Any] = [None] * len(items)
         failed: dict[int, BaseException] = {}
         fresh: list[tuple[int, Tool, ToolCall, str]] = []
@@ -304,7 +393,7 @@ class AsyncContext:
                 continue
             staged.update(kv)
             fresh.append((i, tool, call, raw_digest))
-        sent = self._group_commit(fresh, refusals, staged, failed)
+        sent = self._journaling(self._group_commit, fresh, refusals, staged, failed)
         retrying: list[tuple[int, Tool, ToolCall]] = []
         unknown: list[tuple[int, Tool, ToolCall, str]] = []
 
@@ -415,11 +504,25 @@ class AsyncContext:
 
     async def wait_for(self, name: str, *, timeout: float | None = None) -> Any:
         """``Context.wait_for``: the run leaves the worker until the signal arrives."""
-        return self.ctx.wait_for(name, timeout=timeout)
+        return await self._sync_claim(Want.wait(name), self.ctx.wait_for, name, timeout=timeout)
 
     async def sleep(self, seconds: float) -> None:
         """``Context.sleep``: a durable timer (never ``asyncio.sleep``, which a crash forgets)."""
-        self.ctx.sleep(seconds)
+        await self._sync_claim(Want.wait(), self.ctx.sleep, seconds)
+
+    async def _sync_claim(self, want: Want, fn: Callable[..., Any], *args: Any,
+                          **kwargs: Any) -> Any:
+        """A synchronous call of the context that claims its own position (a wait), taken in
+        the sequencer's order while the execution replays."""
+        seq = self.sequencer
+        if not seq.active:
+            return fn(*args, **kwargs)
+        start = self.ctx.position
+        await seq.turn(want)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            seq.claimed_range(start)
 
     # -- cancellation ------------------------------------------------------------------------
 
@@ -427,9 +530,12 @@ class AsyncContext:
         """asyncio cancelled ``what``: journal the run's cancel request, then take the
         cancellation point at once (a :class:`~minirt.cancel.CancelHook` raises
         :class:`~minirt.cancel.Cancelled` after looking the call in flight up). Returns only
-        if the runtime has no cancel hook (the caller re-raises the ``CancelledError``)."""
+        if the runtime has no cancel hook, or after a crash (the caller re-raises the
+        ``CancelledError``)."""
         from ..cancel import cancel
 
+        if self.crashed is not None:  # the process is dead: its leftover tasks journal nothing
+            return
         ctx = self.ctx
         cancel(ctx.runtime, ctx.run_id, f"asyncio.CancelledError during {what}", by="asyncio")
         for hook in ctx.runtime.hooks:
