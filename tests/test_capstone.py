@@ -46,6 +46,39 @@ def test_setup_world_is_idempotent(tmp_path: Path) -> None:
     assert len(ledger(tmp_path, "payments", "charge")) == len(shop.ORDERS)
 
 
+def test_a_fresh_world_is_written_once_charged(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second fresh world of the default orders gets the first one's bytes, not new charges;
+    other orders (or changed ORDERS) are charged as before."""
+    shop.setup_world(tmp_path / "first")
+    charges: list[str] = []
+    real = shop.PaymentProvider.charge
+
+    def counted(self: Any, key: str, *args: Any, **kwargs: Any) -> Any:
+        charges.append(key)
+        return real(self, key, *args, **kwargs)
+
+    monkeypatch.setattr(shop.PaymentProvider, "charge", counted)
+    shop.setup_world(tmp_path / "second")
+    assert charges == []
+    for name in ("payments.sqlite", "orders.json"):
+        assert (tmp_path / "second" / name).read_bytes() == (tmp_path / "first" / name).read_bytes()
+    assert sorted(p.name for p in (tmp_path / "second").iterdir()) == ["orders.json",
+                                                                       "payments.sqlite"]
+    first = ledger(tmp_path / "first", "payments", "charge")
+    assert ledger(tmp_path / "second", "payments", "charge") == first
+    assert len(first) == len(shop.ORDERS)
+    shop.setup_world(tmp_path / "second")  # an existing world: idempotent, as before
+    assert len(charges) == len(shop.ORDERS) and \
+        len(ledger(tmp_path / "second", "payments", "charge")) == len(shop.ORDERS)
+    one = [dict(next(iter(shop.ORDERS.values())))]
+    shop.setup_world(tmp_path / "other", orders=one)
+    assert len(ledger(tmp_path / "other", "payments", "charge")) == 1
+    monkeypatch.setitem(shop.ORDERS, "A-999", {**one[0], "order_id": "A-999"})
+    shop.setup_world(tmp_path / "changed")
+    assert len(ledger(tmp_path / "changed", "payments", "charge")) == len(shop.ORDERS)
+
+
 def test_reference_agent_does_every_effect_once(shop_dir: Path) -> None:
     rt, run_id = run_ticket(shop_dir)
     try:

@@ -267,3 +267,62 @@ except AttributeError:
     assert found["minirt_course.course"] == found["minirt_course.course.oracle"] == "absent"
     assert found["check"] == "absent"
     assert not any(n.startswith("check_") for n in found["api"])
+
+
+def _counted_gets(peer: Any) -> list[str]:
+    """The attribute names `peer` asks its other side for, as it asks them."""
+    asked: list[str] = []
+    send = peer._send
+
+    def counting(msg: dict[str, Any]) -> None:
+        if msg.get("op") == "get":
+            asked.append(str(msg.get("n")))
+        send(msg)
+
+    peer._send = counting
+    return asked
+
+
+class Owner:
+    """The checker's side of the method-handle test."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.value = 7
+        self.shadowed = lambda: "instance"
+
+    def ping(self, n: int) -> int:
+        self.calls += 1
+        return n + 1
+
+    def shadowed(self) -> str:  # noqa: F811 - the instance attribute above hides it
+        return "class"
+
+
+def test_the_learner_side_asks_for_a_plain_method_once() -> None:
+    a_r, b_w = os.pipe()
+    b_r, a_w = os.pipe()
+    owner = Owner()
+    checker = Peer(b_r, b_w, owner, name="checker").start()
+    learner = Peer(a_r, a_w, object(), name="learner", cache_methods=True).start()
+    try:
+        asked = _counted_gets(learner)
+        root = learner.root
+        assert [root.ping(i) for i in range(5)] == [1, 2, 3, 4, 5] and owner.calls == 5
+        assert asked == ["ping"]  # one round trip per call, not two
+        # what is not the class's own method is asked every time: data, and an instance
+        # attribute in front of a method
+        assert root.value == 7 and root.value == 7
+        assert root.shadowed() == "instance" and root.shadowed() == "instance"
+        assert asked == ["ping", "value", "value", "shadowed", "shadowed"]
+    finally:
+        learner.close()
+        checker.close()
+
+
+def test_the_checker_side_never_keeps_a_learner_method(pair: Any) -> None:
+    a, _, callee = pair  # a: the checker's end (no cache_methods), calling the learner's object
+    asked = _counted_gets(a)
+    for _ in range(3):
+        assert a.root.sleep(0) is None
+    assert asked == ["sleep", "sleep", "sleep"]

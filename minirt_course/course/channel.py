@@ -23,6 +23,13 @@ Guarantees:
   call cannot turn a dead submission into a mere wrong answer), whose message says what was
   running.
 
+- **method handles** (``cache_methods``, the learner's side only): reading an attribute that the
+  owner reports as a plain method of the object's class (a bound method whose function is the
+  class's own, not shadowed by an instance attribute) is asked once per handle and name; later
+  reads reuse that handle, so ``ctx.call_tool(...)`` costs one round trip instead of two. The
+  checker's side never caches what the learner's side reports: a learner's attribute read there
+  is always asked afresh. This relies on the checker's classes not being changed while grading.
+
 Not guaranteed: that a call the peer is still running stops when its caller times out (the
 thread keeps running there; the learner's process is killed by its owner at the end). Stdlib only:
 the learner's process loads this file from outside the ``minirt`` package.
@@ -35,6 +42,7 @@ import os
 import queue
 import threading
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -60,11 +68,26 @@ class _Waiter:
         self.q: queue.Queue[Any] = queue.Queue()
 
 
+def _class_method(obj: Any, name: str, value: Any) -> bool:
+    """True when `value` (just read as ``obj.name``) is a plain method of ``type(obj)`` bound to
+    `obj`: the class's own function, with no instance attribute of that name in front of it."""
+    if type(value) is not types.MethodType or value.__self__ is not obj:
+        return False
+    own = getattr(obj, "__dict__", None)
+    if isinstance(own, dict) and name in own:
+        return False
+    for klass in type(obj).__mro__:
+        if name in vars(klass):
+            return vars(klass)[name] is value.__func__
+    return False
+
+
 class Peer:
     """One end of the channel. `root` is this side's handle 0 (what the peer may call first);
     `policy(obj)` may raise ``wire.WireError`` to refuse exporting an object as a handle;
     `private_ok(obj, name)` says whether the peer may read ``obj._name`` (default: never); `set_ok(obj, name)` whether
-    it may set ``obj.name`` (default: never)."""
+    it may set ``obj.name`` (default: never); `cache_methods`: keep the handles of the peer's
+    plain methods (see the module docstring; only for the learner's side)."""
 
     def __init__(
         self,
@@ -78,6 +101,7 @@ class Peer:
         death_reason: Callable[[], str] | None = None,
         private_ok: Callable[[Any, str], bool] | None = None,
         set_ok: Callable[[Any, str], bool] | None = None,
+        cache_methods: bool = False,
     ) -> None:
         self.name = name
         self._r = os.fdopen(rfd, "rb", buffering=1 << 16)
@@ -95,6 +119,8 @@ class Peer:
         self._private_ok = private_ok or (lambda obj, name: False)
         self._set_ok = set_ok or (lambda obj, name: False)
         self.call_timeout = call_timeout
+        self._cache_methods = cache_methods
+        self._methods: dict[tuple[int, str], wire.Remote] = {}  # (hid, name) -> method handle
         self.deadline: float | None = None
         self._death_reason = death_reason
         self.dead: str | None = None
@@ -249,13 +275,22 @@ class Peer:
             raise self.decoder().decode_exc(reply.get("e", {}))
 
     def get_remote(self, hid: int, name: str, label: str = "?") -> Any:
+        if self._cache_methods:
+            with self._lock:
+                known = self._methods.get((hid, name))
+            if known is not None:
+                return known
         reply = self._request({"op": "get", "h": hid, "n": name}, f"{label}.{name}")
         dec = self.decoder()
         if reply.get("ok"):
             try:
-                return dec.decode(reply.get("v"))
+                value = dec.decode(reply.get("v"))
             except wire.WireError as exc:
                 raise wire.LearnerError("WireError", str(exc)) from None
+            if self._cache_methods and reply.get("m") is True and type(value) is wire.Remote:
+                with self._lock:
+                    self._methods[(hid, name)] = value
+            return value
         raise dec.decode_exc(reply.get("e", {}))
 
     # ------------------------------------------------------------------ serving
@@ -278,6 +313,8 @@ class Peer:
                     raise AttributeError(f"{name!r} is not a public attribute")
                 value = getattr(obj, name)
                 reply.update(ok=True, v=self.encoder().encode(value))
+                if _class_method(obj, name, value):
+                    reply["m"] = True
             elif msg.get("op") == "set":
                 name = msg.get("n")
                 if type(name) is not str or name.startswith("__") or not self._set_ok(obj, name):

@@ -219,7 +219,8 @@ def main(rfd: int, wfd: int) -> None:
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # stacks into the capture file
     jobs: queue.Queue[Any] = queue.Queue()
     controller = Controller(jobs)
-    peer = channel.Peer(rfd, wfd, controller, name="learner", call_timeout=3600.0)
+    peer = channel.Peer(rfd, wfd, controller, name="learner", call_timeout=3600.0,
+                        cache_methods=True)
     sys.meta_path.insert(0, _RuntimeForwarding(peer))
     sys.meta_path.insert(0, _Placeholders(peer))
     for name in list(sys.modules):
