@@ -32,6 +32,9 @@ PASS_THROUGH = {
     ("minirt.dispatch", "write_intent"),  # a call's intent commits the caller's kv with it
     ("minirt.cursor", "write"),  # the journal cursor's fenced append (Context.append's kv)
     ("minirt.effects", "compensate"),  # the saga's state, committed with saga_compensated
+    # an async fan-out's one write: the children's prepared kv (dispatch.prepare's pending_kv,
+    # gathered as `staged`) committed with their intents; called through the replay sequencer
+    ("minirt.aio.context", "_group_commit"),
 }
 
 #: Calls whose result is a mapping of keys the scan finds where they are made:
