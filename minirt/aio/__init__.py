@@ -7,6 +7,9 @@ and replay rules as the synchronous runtime (it is the same pipeline, awaited).
   parallel``, asyncio cancellation as the run's cancellation path
 - :mod:`minirt.aio.mcp` — :class:`AsyncMCPSession`, :func:`amcp_tools`: MCP tools awaited on
   the workflow's loop
+- :mod:`minirt.aio.sequencer` — :class:`~minirt.aio.sequencer.ReplaySequencer`: while an
+  execution replays, its concurrent tasks (``asyncio.gather``, a ``TaskGroup``) claim positions
+  and take results in the journal's recorded order
 
 An agent over ``openai.AsyncOpenAI`` and an MCP tool::
 

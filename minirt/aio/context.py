@@ -288,9 +288,14 @@ class AsyncContext:
         except Exception:
             raise
         except BaseException as exc:
-            if not isinstance(exc, asyncio.CancelledError):
-                self.crashed = exc
+            self._remember_crash(exc)
             raise
+
+    def _remember_crash(self, exc: BaseException) -> None:
+        """A non-``Exception`` raised by a journal write (a simulated or real crash, an exit)
+        ends this execution's journaling; asyncio's cancellation is not a crash."""
+        if not isinstance(exc, asyncio.CancelledError):
+            self.crashed = exc
 
     async def _claim(self, want: Want) -> tuple[int, Any]:
         """Claim the next position, in the sequencer's order while the execution replays."""
@@ -323,8 +328,7 @@ class AsyncContext:
             except Exception:
                 raise
             except BaseException as exc:
-                if not isinstance(exc, asyncio.CancelledError):
-                    self.crashed = exc
+                self._remember_crash(exc)
                 raise
             finally:
                 _AWAITING.reset(token)

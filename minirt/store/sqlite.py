@@ -174,8 +174,9 @@ class SQLiteStore(SQLCore):
                       ) -> list[Event]:
         """With the head cached and no kv: ``BEGIN IMMEDIATE``, the fenced head move and the
         insert, ``COMMIT``, called directly (what :class:`_Immediate` does, without building
-        a transaction object per append); the same errors and rollback. Otherwise (or when the
-        fence does not match) the core's transaction."""
+        a transaction object per append) through the same :func:`_begin`, :func:`_commit` and
+        :func:`_failed`, so the same errors and rollback. Otherwise (or when the fence does not
+        match) the core's transaction."""
         head = self._heads.get(run_id)
         if head is None or head[0] != incarnation or not events or kv or self._depth:
             return super()._append_alone(run_id, incarnation, events, lease_until, kv)
@@ -185,23 +186,14 @@ class SQLiteStore(SQLCore):
         db = self._append_cursor  # one cursor for every such append: none built per statement
         if db is None:
             db = self._append_cursor = self._db.cursor()
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise _store_error(self.path, exc) from None
-        self._depth = 1
+        _begin(self, db)
         try:
             ok = self._fast_append(db, rows, head, lease, same)
         except BaseException as exc:
-            self._depth = 0
-            self._abandon()
-            if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
-                raise _store_error(self.path, exc) from None
-            if isinstance(exc, UnicodeEncodeError):
-                raise not_storable(exc) from None
+            _failed(self, exc)
             raise
-        self._depth = 0
         if not ok:  # someone else moved the run: nothing written; the core's slow path
+            self._depth = 0
             try:
                 db.execute("ROLLBACK")
             except sqlite3.DatabaseError as err:
@@ -209,11 +201,7 @@ class SQLiteStore(SQLCore):
                 raise _store_error(self.path, err) from None
             self._heads.pop(run_id, None)
             return super()._append_alone(run_id, incarnation, events, lease_until, kv)
-        try:
-            db.execute("COMMIT")
-        except sqlite3.DatabaseError as err:  # e.g. the disk filled up at commit
-            self._abandon()
-            raise _store_error(self.path, err) from None
+        _commit(self, db)
         self._heads[run_id] = (incarnation, rows[-1].seq, rows[-1].digest,
                                head[3] if lease is None else lease)
         return rows
@@ -286,29 +274,44 @@ class _Immediate:
         self.store = store
 
     def __enter__(self) -> sqlite3.Connection:
-        store = self.store
-        try:
-            store._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise _store_error(store.path, exc) from None
-        store._depth = 1
-        return store._db
+        _begin(self.store, self.store._db)
+        return self.store._db
 
     def __exit__(self, typ: Any, exc: BaseException | None, tb: Any) -> None:
-        store = self.store
-        store._depth = 0
         if exc is None:
-            try:
-                store._db.execute("COMMIT")
-            except sqlite3.DatabaseError as err:  # e.g. the disk filled up at commit
-                store._abandon()
-                raise _store_error(store.path, err) from None
-            return
+            _commit(self.store, self.store._db)
+        else:
+            _failed(self.store, exc)
+
+
+def _begin(store: SQLiteStore, db: sqlite3.Connection | sqlite3.Cursor) -> None:
+    """``BEGIN IMMEDIATE`` on ``db`` (the write lock from the start), the error named."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.DatabaseError as exc:
+        raise _store_error(store.path, exc) from None
+    store._depth = 1
+
+
+def _commit(store: SQLiteStore, db: sqlite3.Connection | sqlite3.Cursor) -> None:
+    """``COMMIT``; a failure at commit (e.g. the disk filled up) rolls back and is named."""
+    store._depth = 0
+    try:
+        db.execute("COMMIT")
+    except sqlite3.DatabaseError as err:
         store._abandon()
-        if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
-            raise _store_error(store.path, exc) from None
-        if isinstance(exc, UnicodeEncodeError):
-            raise not_storable(exc) from None
+        raise _store_error(store.path, err) from None
+
+
+def _failed(store: SQLiteStore, exc: BaseException) -> None:
+    """Roll back after ``exc`` inside the transaction; raise the named error for a full disk or
+    a value SQLite cannot store, else return so the caller re-raises ``exc`` itself."""
+    store._depth = 0
+    store._abandon()
+    if isinstance(exc, sqlite3.DatabaseError) and _is_full(exc):
+        raise _store_error(store.path, exc) from None
+    if isinstance(exc, UnicodeEncodeError):
+        raise not_storable(exc) from None
 
 
 _WRITE_COLS = "run_id, seq, kind, step, payload_json, incarnation, at, digest"
