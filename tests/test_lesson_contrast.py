@@ -2,7 +2,8 @@
 
 The checker (tests/browser/contrast.py) is pure, so it runs here on pictures the course draws,
 without a browser; the browser suite (tests/browser/themes.py, from test_lab.py) runs it on
-every lesson's rendered outputs in the dark theme.
+the rendered outputs of the lessons it opens (every lesson with ``--full-sweeps``, a rotating
+sample otherwise) in the dark theme.
 """
 
 from __future__ import annotations

@@ -5,12 +5,14 @@ lesson is also checked in JupyterLab Dark on the same page, without a re-run
 (:class:`themes.ThemedRun`: picture contrast, overflow, a ``<name>-dark.png`` screenshot). The
 self-test runs a notebook built to fail in known ways, so a check that can no longer fail shows up.
 
-Bounded by default (tests/sampling.py): every lesson, and a rotating sample of DRILL_SAMPLE drill
-sources (chosen from the UTC date or MINIRT_HONESTY_SEED, so each drill gets its turn within a
-few days of CI); every drill source with ``--full-sweeps``. A drill source here is ~10-25 s; every
-one of them still runs top to bottom, errors and stderr checked, in tests/test_notebooks.py, so
-what the sample leaves out on a given day is only its rendering in the page (pictures, widgets,
-overflow), which a sampled drill still fails on.
+Bounded by default (tests/sampling.py): the start-here lesson, a rotating sample of LESSON_SAMPLE
+other lessons and of DRILL_SAMPLE drill sources (chosen from the UTC date or MINIRT_HONESTY_SEED,
+so each gets its turn within a few days of CI); every lesson and drill source with
+``--full-sweeps``. A notebook here is ~12-28 s (the 14 lessons alone were 292 s of a 35-minute CI
+run on 2026-12-03); every one of them still runs top to bottom, errors and stderr checked, in
+tests/test_notebooks.py, and its pictures' contrast is checked in tests/test_lesson_contrast.py,
+so what the sample leaves out on a given day is only its rendering in the page (pictures,
+widgets, overflow, the dark theme), which a sampled notebook still fails on.
 """
 
 from __future__ import annotations
@@ -27,9 +29,13 @@ from themes import THEME_SETTINGS, ThemedRun
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-DRILL_SAMPLE = 3  # drill sources run in the page per run in the bounded (default) form
+LESSON_SAMPLE = 5  # lessons besides ALWAYS run in the page per run in the bounded (default) form
+DRILL_SAMPLE = 2  # drill sources run in the page per run in the bounded (default) form
+ALWAYS = Path("lessons/00-start-here.ipynb")  # a learner's first page: checked in every run
 _FOUND = discover()
-NOTEBOOKS = [p for p in _FOUND if p.parts[0] != "solutions"] + sample(
+NOTEBOOKS = [p for p in _FOUND if p == ALWAYS] + sample(
+    [p for p in _FOUND if p.parts[0] != "solutions" and p != ALWAYS], LESSON_SAMPLE,
+    "browser-lessons", lambda p: p.as_posix()) + sample(
     [p for p in _FOUND if p.parts[0] == "solutions"], DRILL_SAMPLE, "browser-drills",
     lambda p: p.as_posix())
 
