@@ -1283,6 +1283,14 @@ def read_field(field_name: str, text: str) -> Reading:
     undo = _qualifier(field_name, t)
     if undo and not (short and vague):
         return Reading(field_name, text, undo[0], undo[1])
+    if field_name == "checkpoint" and not short:
+        order = ordered_write_before_call(t)
+        if order:
+            return Reading(field_name, text, str(Checkpoint.INTENT_AND_RESULT), order)
+    if field_name == "idempotency" and not short:
+        choice, phrase = key_from_its_source(t)
+        if choice:
+            return Reading(field_name, text, choice, phrase)
     hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
     said = (f"'{vague}' says what, not how" if vague else hint or
             "no mechanism of the vocabulary is named")
@@ -1358,3 +1366,92 @@ def read_claims(text: str) -> Claims:
             windows.add(w)
     return Claims(frozenset(named), frozenset(asserted), frozenset(denied - named),
                   frozenset(windows))
+
+
+# -- structural readings: what a field says in the order it says it (issue 17, stop s6) --------
+#
+# Tried last, when no vocabulary phrase named a mechanism and no qualifier undid one: the
+# checkpoint is read from the ORDER of a durable write and the provider call ("append a record
+# and wait until it is durable; only then talk to the provider", "claim row first, call
+# second", "durable 'want' -> charge"); the key from WHAT IT IS COMPUTED FROM and whether it
+# is said to stay the same ("worked out from which run and which step, so trying again gives
+# the same tag"). Neither reads a word list of designs: a write whose clause speaks of the
+# reply, or a call said to return or come after, is not read as an ordering.
+
+_DURABLE_WRITE = re.compile(
+    r"\b(append\w*|commit\w*|written|writes?|writing|persist\w*|sav(e|es|ed|ing)|stor(e|es|ed|"
+    r"ing)|journal\w*|insert\w*|fsync\w*|flush\w*|durabl\w*|acknowledg\w*|ack'?d|acked|"
+    r"record(s|ed|ing)?|logs|logged|logging|enqueu\w*|make|makes|made)\b")
+_OUT_CALL = re.compile(
+    r"\b(call|calls|calling|charg(e|es|ing)|pay|pays|paying|talk\w* to|ask\w* (the )?(bank|"
+    r"provider|psp|gateway)|send(s|ing)?|post|invok\w*|dispatch\w*|hand\w* (the )?(task|"
+    r"command|job)|executor|worker|relay|take the money|authori[sz]\w*)\b")
+_OF_REPLY = re.compile(r"\b(answer\w*|repl(y|ies)|result\w*|response\w*|resp|receipt\w*|"
+                       r"outcome\w*|completion|completed|confirmed|done|succeeded|says ok|"
+                       r"returns?|returned|comes back|came back|charged|booked)\b")
+_AFTER_CALL = re.compile(r"\b(after|once|when|until|whenever)\b(\s\S+){0,3}\s*$")
+_SEQUENCE = re.compile(r"\b(then|only then|only after|after this|after that|second|next|before|"
+                       r"b4|wait\w*|once|first)\b|[;\n]")
+_MEMORY = re.compile(r"\b(memory|in ram|ram|dict|variable|attribute|field of|cache|local)\b")
+
+
+def _clause_at(t: str, start: int, end: int) -> str:
+    return _CLAUSE.split(t[:start])[-1] + t[start:end] + _CLAUSE.split(t[end:])[0]
+
+
+def ordered_write_before_call(t: str) -> str:
+    """The phrase showing a durable write said to come before the provider call, or ""."""
+    writes = [m for m in _DURABLE_WRITE.finditer(t)
+              if not _negated(t, m.start()) and not _OF_REPLY.search(_clause_at(t, *m.span()))
+              and not _MEMORY.search(_clause_at(t, *m.span()))]
+    calls = [m for m in _OUT_CALL.finditer(t) if not _negated(t, m.start())
+             and not _OF_REPLY.search(t[m.end():m.end() + 25].split(".")[0].split(";")[0])]
+    for c in calls:  # "before we ask the bank to take the money, we save a file"
+        head = t[:c.start()]
+        if re.search(r"\b(before|b4|prior to|ahead of)\s(\S+\s){0,3}$", head):
+            sentence_end = min([i for i in (t.find(".", c.end()), t.find(";", c.end()))
+                                if i >= 0] or [len(t)])
+            w = next((w for w in writes if c.end() < w.start() < sentence_end), None)
+            if w is not None:
+                return t[c.start():w.end()]
+    for w in writes:  # "append a record and wait until it is durable; only then call"
+        start = max(t.rfind(".", 0, w.start()), t.rfind(";", 0, w.start())) + 1
+        if any(start <= c.start() < w.start() and not re.search(r"\b(before|b4|prior)\b",
+                                                                t[c.end():w.start()])
+               for c in calls):
+            continue  # "sends the charge request and, without waiting, appends": call first
+        c = next((c for c in calls if c.start() > w.end()), None)
+        if c is None or _AFTER_CALL.search(t[w.end():c.start()][-40:]):
+            continue
+        if _SEQUENCE.search(t[w.end():c.start()]):
+            return t[w.start():c.end()]
+    return ""
+
+
+_KEY_SOURCE = re.compile(r"\b(run|runs|run's|saga|orchestration|workflow\w*|order|step|row|"
+                         r"event|message|command|version|activity\w*|operation)\b")
+_KEY_STABLE = re.compile(r"\b(the same|same (key|id|ref|tag|reference|value|string)|reuses?d?|"
+                         r"reusing|fixed|unchanged|(not|never|n't|doesn't|does not) change\w*|"
+                         r"identical|repeated|stable|constant|never mints?|pure functions?|"
+                         r"deterministic\w*)\b")
+_NOT_FROM_THE_RUN = re.compile(r"\b(random\w*|uuid\w*|nonce|seed\w*|memory|cached?|ram|"
+                               r"clock|time ?stamp\w*|now\(\)|attempt (number|count)|pid)\b")
+_KEY_MINTED = re.compile(r"\b(assigned once|generated once|created once|minted once|inserted|"
+                         r"fixed (once|at) (the )?(event |row )?(is )?commit\w*|part of the "
+                         r"(outbox|row|event|message|record))\b")
+
+
+def key_from_its_source(t: str) -> tuple[str, str]:
+    """(choice, phrase) when the key is said to come from the run (or a stored row) and to
+    stay the same across attempts; ("", "") otherwise."""
+    stable = next((m for m in _KEY_STABLE.finditer(t)
+                   if m.group(0).startswith(("not", "never", "n't", "doesn")) or
+                   not _negated(t, m.start())), None)
+    source = _KEY_SOURCE.search(t)
+    if stable is None or source is None or _NOT_FROM_THE_RUN.search(t):
+        return "", ""
+    minted = _KEY_MINTED.search(t)
+    if minted:
+        return str(Idempotency.STORED_KEY), minted.group(0)
+    return str(Idempotency.DERIVED_KEY), t[min(source.start(), stable.start()):
+                                            max(source.end(), stable.end())][:60]
