@@ -1389,6 +1389,9 @@ _OUT_CALL = re.compile(
 _OF_REPLY = re.compile(r"\b(answer\w*|repl(y|ies)|result\w*|response\w*|resp|receipt\w*|"
                        r"outcome\w*|completion|completed|confirmed|done|succeeded|says ok|"
                        r"returns?|returned|comes back|came back|charged|booked)\b")
+#: "charge" naming a thing, not the call: "a 'charge' command", "activity charge started".
+_NAMES_A_THING = re.compile(r"['{]|\s?(command|step|records?|events?|rows?|entry|intended|"
+                            r"started|marker|id|activity|intent)\b")
 _AFTER_CALL = re.compile(r"\b(after|once|when|until|whenever)\b(\s\S+){0,3}\s*$")
 _SEQUENCE = re.compile(r"\b(then|only then|only after|after this|after that|second|next|before|"
                        r"b4|wait\w*|once|first)\b|[;\n]")
@@ -1405,7 +1408,10 @@ def ordered_write_before_call(t: str) -> str:
               if not _negated(t, m.start()) and not _OF_REPLY.search(_clause_at(t, *m.span()))
               and not _MEMORY.search(_clause_at(t, *m.span()))]
     calls = [m for m in _OUT_CALL.finditer(t) if not _negated(t, m.start())
-             and not _OF_REPLY.search(t[m.end():m.end() + 25].split(".")[0].split(";")[0])]
+             and not _OF_REPLY.search(t[m.end():m.end() + 25].split(".")[0].split(";")[0])
+             and not _NAMES_A_THING.match(t, m.end())
+             and not re.search(r"(['{(]|\b(for|per|every|each|any|want|the|an?))\s?$",
+                               t[max(0, m.start() - 6):m.start()])]
     for c in calls:  # "before we ask the bank to take the money, we save a file"
         head = t[:c.start()]
         if re.search(r"\b(before|b4|prior to|ahead of)\s(\S+\s){0,3}$", head):
@@ -1420,11 +1426,11 @@ def ordered_write_before_call(t: str) -> str:
                                                                 t[c.end():w.start()])
                for c in calls):
             continue  # "sends the charge request and, without waiting, appends": call first
-        c = next((c for c in calls if c.start() > w.end()), None)
-        if c is None or _AFTER_CALL.search(t[w.end():c.start()][-40:]):
-            continue
-        if _SEQUENCE.search(t[w.end():c.start()]):
-            return t[w.start():c.end()]
+        for c in (c for c in calls if w.end() < c.start() < w.end() + 240):
+            if _AFTER_CALL.search(t[w.end():c.start()][-40:]):
+                break
+            if _SEQUENCE.search(t[max(0, w.start() - 25):c.start()]):
+                return t[w.start():c.end()]
     return ""
 
 
