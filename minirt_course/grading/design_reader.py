@@ -394,7 +394,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"(charg\w*|pa(id|ys?)|book\w*|sent|send\w*|bill\w*|debit\w*|executed|run) twice",
                   r"twice (charg|bill|pa|book|debit)",
                   r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
-                  r"more than once", r"(?<!before )(?<!until )charg\w* again",
+                  r"more than once", r"\b(money|card|customer|payment)\w* twice", r"(?<!before )(?<!until )charg\w* again",
                   r"(?<!before )(?<!until )\bre ?charg"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
@@ -413,7 +413,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
               r"unrefunded", r"charged (but|although|yet) (\w+ )?(not|never|no)\b",
               r"charged without (a |the |any )?(booking|order|refund|ticket)", r"inconsistent"),
-    "limit": (r"retention", r"\bprun", r"expir",
+    "limit": (r"retention", r"\bprun", r"expir", r"\bremembers?\b[^.;]{0,40} for (one|a|1) day\b",
               r"\b(dropped|discarded|evicted|purged|deleted|removed|lost)\b (\w+ ){0,2}(the |our )?"
               r"(idempotency )?keys?\b", r"\b24 ?h", r"24 hours", r"forg[eo]t",
               r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
@@ -1287,6 +1287,10 @@ def read_field(field_name: str, text: str) -> Reading:
         order = ordered_write_before_call(t)
         if order:
             return Reading(field_name, text, str(Checkpoint.INTENT_AND_RESULT), order)
+    if field_name == "resumeProtocol" and not short:
+        asked = asked_before_resent(t)
+        if asked:
+            return Reading(field_name, text, str(Resume.REPLAY_AND_LOOKUP), asked)
     if field_name == "idempotency" and not short:
         choice, phrase = key_from_its_source(t)
         if choice:
@@ -1338,7 +1342,7 @@ def _sentence(t: str, m: re.Match[str]) -> str:
 
 
 def read_claims(text: str) -> Claims:
-    t = normalise(text)
+    t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     named, asserted, denied, windows = set(), set(), set(), set()
     for cat, patterns in CLAIMS.items():
         for m in (m for p in patterns for m in re.finditer(p, t)):
@@ -1392,7 +1396,8 @@ _OF_REPLY = re.compile(r"\b(answer\w*|repl(y|ies)|result\w*|response\w*|resp|rec
 #: "charge" naming a thing, not the call: "a 'charge' command", "activity charge started".
 _NAMES_A_THING = re.compile(r"['{]|\s?(command|step|records?|events?|rows?|entry|intended|"
                             r"started|marker|id|activity|intent)\b")
-_AFTER_CALL = re.compile(r"\b(after|once|when|until|whenever)\b(\s\S+){0,3}\s*$")
+_AFTER_CALL = re.compile(r"\b(after|once|when|until|whenever)\b(?! (this|that|which)\b)"
+                         r"(\s\S+){0,3}\s*$")
 _SEQUENCE = re.compile(r"\b(then|only then|only after|after this|after that|second|next|before|"
                        r"b4|wait\w*|once|first)\b|[;\n]")
 _MEMORY = re.compile(r"\b(memory|in ram|ram|dict|variable|attribute|field of|cache|local)\b")
@@ -1408,7 +1413,7 @@ def ordered_write_before_call(t: str) -> str:
               if not _negated(t, m.start()) and not _OF_REPLY.search(_clause_at(t, *m.span()))
               and not _MEMORY.search(_clause_at(t, *m.span()))]
     calls = [m for m in _OUT_CALL.finditer(t) if not _negated(t, m.start())
-             and not _OF_REPLY.search(t[m.end():m.end() + 25].split(".")[0].split(";")[0])
+             and not _OF_REPLY.search(_CLAUSE.split(t[m.end():])[0][:25])
              and not _NAMES_A_THING.match(t, m.end())
              and not re.search(r"(['{(]|\b(for|per|every|each|any|want|the|an?))\s?$",
                                t[max(0, m.start() - 6):m.start()])]
@@ -1461,3 +1466,28 @@ def key_from_its_source(t: str) -> tuple[str, str]:
         return str(Idempotency.STORED_KEY), minted.group(0)
     return str(Idempotency.DERIVED_KEY), t[min(source.start(), stable.start()):
                                             max(source.end(), stable.end())][:60]
+
+
+_ASKS = re.compile(r"\b(ask\w*|quer\w*|check\w*|look\w* (it |the \w+ |them )?up|fetch\w*|"
+                   r"retriev\w*|search\w*|enquir\w*|inquir\w*|get\b|status of|verif\w*)")
+_RESENDS = re.compile(r"\b(re ?send\w*|re ?sent|re ?invok\w*|re ?submit\w*|re ?issu\w*|re ?post\w*|"
+                      r"retr(y|ies|ied)|re ?tr(y|ies)|charg\w* (it )?again|\w+ again|re ?dispatch\w*|"
+                      r"re ?execut\w*|creat\w*|charg\w*|send\w*)\b")
+_ONLY_IF_ABSENT = re.compile(r"\b(if not|if no|if it (does not|doesn't|has not|hasn't)|not found|"
+                             r"otherwise|only if|miss|unknown|nothing|none|absent|no (charge|"
+                             r"match|record|hit))\b")
+
+
+def asked_before_resent(t: str) -> str:
+    """The phrase showing the provider is asked first and the call resent only when it has
+    nothing ("asks the participant about that id; if not, it re-invokes"), or ""."""
+    for a in _ASKS.finditer(t):
+        if _negated(t, a.start()):
+            continue
+        for r in _RESENDS.finditer(t, a.end()):
+            between = t[a.end():r.start()]
+            if len(between) > 240:
+                break
+            if _ONLY_IF_ABSENT.search(between):
+                return t[a.start():r.end()]
+    return ""
