@@ -1198,6 +1198,28 @@ _OTHER_PARTY = re.compile(r"\b(hotel|booking|airline|other|second|legacy|partner
 def read_field(field_name: str, text: str) -> Reading:
     """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
 
+    An intent read from a checkpoint is then checked for where it goes and when: held in
+    process memory with nothing durable before the call (:func:`volatile_before_call`), or
+    written in code only after the code calls the provider (:func:`code_calls_before_writing`),
+    it is read as 'result only' and the note names the phrase."""
+    reading = _read_field(field_name, text)
+    if field_name != "checkpoint" or reading.choice != Checkpoint.INTENT_AND_RESULT:
+        return reading
+    t = normalise(text)
+    volatile = volatile_before_call(t)
+    late = "" if volatile else code_calls_before_writing(text)
+    if not (volatile or late):
+        return reading
+    why = (f"'{volatile}' holds the pre-call record in process memory, lost with a crash"
+           if volatile else f"the code runs '{late}' before it writes the intent")
+    return Reading(field_name, text, str(Checkpoint.RESULT_ONLY), volatile or late, notes=(
+        f"[contradiction] checkpoint: '{reading.evidence}' names '{reading.label}', but {why}: "
+        f"read as 'result only, journaled after the call returns'",))
+
+
+def _read_field(field_name: str, text: str) -> Reading:
+    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
+
     The vocabulary finds candidate mechanisms (negation scoped per clause); a field naming
     several incompatible ones is a contradiction, not a design; a qualifier that undoes the
     mechanism found ("but only after", "kept in memory", "a new key on each retry", "never sent")
@@ -1490,4 +1512,48 @@ def asked_before_resent(t: str) -> str:
                 break
             if _ONLY_IF_ABSENT.search(between):
                 return t[a.start():r.end()]
+    return ""
+
+
+# -- where the pre-call record goes, and in which order code does things (issue 17, s6) ------
+
+_CALL_SITE = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create)\w*\s?\(|\b(calls?|"
+                        r"calling|charg(e|es|ing)|pay(s|ing)?|talk\w* to|send(s|ing)?) (the |our )?"
+                        r"(provider|psp|bank|gateway|payment|card|api|stripe)\b")
+_VOLATILE = re.compile(r"\b[a-z_]\w*\[\w*\] \w|\bself\.\w+ \w|\{\}|\bdict\[|\bcache\w*\b|"
+                       r"\bno (disk )?i ?o\b|\b(flag|attribute|field|variable|property) (on|of) "
+                       r"(the |an? )?(\w+ )?(object|agent|worker|instance|class|process)\b|\bin "
+                       r"(the )?(\w+'s )?(local |process )?(memory|ram|heap)\b")
+_DURABLE_PLACE = re.compile(r"\b(journal\w*|store\.\w+|db|database|disk|commit\w*|fsync\w*|"
+                            r"sync\w*|flush\w*|append\w*|persist\w*|durabl\w*|sqlite|postgres|"
+                            r"tables?|log|logs|wal|outbox|file)\b")
+
+
+def volatile_before_call(t: str) -> str:
+    """The phrase placing the pre-call record in process memory (a dict, an attribute, a local
+    cache) when nothing durable is written before the call, or ""."""
+    call = next((m for m in _CALL_SITE.finditer(t) if not _negated(t, m.start())), None)
+    head = t[:call.start()] if call else t
+    clauses = [c for c in re.split(r"[.;\n,()]", head) if not _OF_REPLY.search(c)]
+    if any(_DURABLE_PLACE.search(c) for c in clauses):
+        return ""
+    return next((m.group(0) for c in clauses for m in [_VOLATILE.search(c)] if m), "")
+
+
+_CODE_CALL = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create|request)\w*\(")
+_CODE_WRITE = re.compile(r"(\w+\.)+(put|append|insert|write|save|add|log|record|execute|commit)"
+                         r"\w*\(.*\b(intent|pending|planned|started|attempt|in ?flight|sending)")
+
+
+def code_calls_before_writing(text: str) -> str:
+    """In code lines, the call that runs before the first line writing the intent, or ""."""
+    call_at = write_at = None
+    for i, line in enumerate(text[:MAX_CHARS].lower().splitlines()):
+        line = line.split("#")[0]
+        if call_at is None and _CODE_CALL.search(line):
+            call_at = (i, _CODE_CALL.search(line).group(0))
+        if write_at is None and _CODE_WRITE.search(line):
+            write_at = i
+    if call_at and write_at is not None and call_at[0] < write_at:
+        return call_at[1]
     return ""
