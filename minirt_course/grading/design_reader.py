@@ -519,7 +519,8 @@ _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevente
 #: a cost of the design, not a failure the sweep must show.
 _TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
                         r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
-_HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
+_HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless|risk\w*|"
+                           r"unsafe|in danger of)\b")
 #: A sentence that opens with a condition ("If restart is after 24 hours, ..., so resending can
 #: do double charge") says what could happen in that case, in every one of its clauses.
 _CONDITIONAL = re.compile(r"^\s*(if|suppose|supposing|in case|should|assuming)\b")
@@ -1379,7 +1380,10 @@ def read_claims(text: str) -> Claims:
             named.add(cat)
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
             passing = _TEMPORARY.search(clause + t[m.start():m.end()] + after)
-            conditional = _CONDITIONAL.search(_sentence(t, m))
+            opened = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
+                         t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
+            conditional = (_CONDITIONAL.search(_sentence(t, m))
+                           or _CONDITIONAL.search(t[opened:m.start()]))
             if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional):
                 asserted.add(cat)
     raw = text[:MAX_CHARS].lower()
