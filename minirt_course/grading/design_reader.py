@@ -1076,11 +1076,25 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
     line_end = t.find("\n", m.end())
     if _TABLE_NO.search(t[t.rfind("\n", 0, m.start()) + 1:line_end if line_end >= 0 else None]):
         return True
+    if _LEFT_OUT_BEFORE.search(t[max(0, m.start() - 40):m.start()]) and (
+            _LEFT_OUT_AFTER.match(t, m.end()) or not _LEFT_OUT_BEFORE.search(
+                t[max(0, m.start() - 40):m.start()]).group(0).startswith(("leav", "left", "kee"))):
+        return True  # "we deliberately leave the attempt number out", "excluding the pid"
     if field_name == "checkpoint":
-        return bool(_END_OF_STEP.search(_CLAUSE.split(t[:m.start()])[-1]))
+        clause = _CLAUSE.split(t[:m.start()])[-1]
+        return bool(_END_OF_STEP.search(clause) or _NEXT_STEP.search(clause))
     if field_name == "idempotency":
         return bool(_OTHER_ID.search(sentence))
     return False
+
+
+#: An undoer said to be left out of the key, or a step other than the one the call is in ("the
+#: booking step is dispatched only after the charge is confirmed").
+_LEFT_OUT_BEFORE = re.compile(r"\b(leave|leaves|left|leaving|keep|keeps|kept|excluding|except|"
+                              r"apart from|other than|never including|not including)\b[^.;]{0,14}$")
+_LEFT_OUT_AFTER = re.compile(r"[\w ]{0,12}?\b(out|aside)\b")
+_NEXT_STEP = re.compile(r"\b(the )?(booking|book|room|next|second|following|later) (step|call|"
+                        r"activity|command)\b")
 
 
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
