@@ -394,7 +394,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"(charg\w*|pa(id|ys?)|book\w*|sent|send\w*|bill\w*|debit\w*|executed|run) twice",
                   r"twice (charg|bill|pa|book|debit)",
                   r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
-                  r"more than once", r"(?<!before )(?<!until )charg\w* again",
+                  r"more than once", r"\b(money|card|customer|payment)\w* twice", r"(?<!before )(?<!until )charg\w* again",
                   r"(?<!before )(?<!until )\bre ?charg"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
@@ -413,7 +413,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
               r"unrefunded", r"charged (but|although|yet) (\w+ )?(not|never|no)\b",
               r"charged without (a |the |any )?(booking|order|refund|ticket)", r"inconsistent"),
-    "limit": (r"retention", r"\bprun", r"expir",
+    "limit": (r"retention", r"\bprun", r"expir", r"\bremembers?\b[^.;]{0,40} for (one|a|1) day\b",
               r"\b(dropped|discarded|evicted|purged|deleted|removed|lost)\b (\w+ ){0,2}(the |our )?"
               r"(idempotency )?keys?\b", r"\b24 ?h", r"24 hours", r"forg[eo]t",
               r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
@@ -519,7 +519,8 @@ _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevente
 #: a cost of the design, not a failure the sweep must show.
 _TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
                         r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
-_HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless)\b")
+_HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless|risk\w*|"
+                           r"unsafe|in danger of)\b")
 #: A sentence that opens with a condition ("If restart is after 24 hours, ..., so resending can
 #: do double charge") says what could happen in that case, in every one of its clauses.
 _CONDITIONAL = re.compile(r"^\s*(if|suppose|supposing|in case|should|assuming)\b")
@@ -1075,11 +1076,25 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
     line_end = t.find("\n", m.end())
     if _TABLE_NO.search(t[t.rfind("\n", 0, m.start()) + 1:line_end if line_end >= 0 else None]):
         return True
+    if _LEFT_OUT_BEFORE.search(t[max(0, m.start() - 40):m.start()]) and (
+            _LEFT_OUT_AFTER.match(t, m.end()) or not _LEFT_OUT_BEFORE.search(
+                t[max(0, m.start() - 40):m.start()]).group(0).startswith(("leav", "left", "kee"))):
+        return True  # "we deliberately leave the attempt number out", "excluding the pid"
     if field_name == "checkpoint":
-        return bool(_END_OF_STEP.search(_CLAUSE.split(t[:m.start()])[-1]))
+        clause = _CLAUSE.split(t[:m.start()])[-1]
+        return bool(_END_OF_STEP.search(clause) or _NEXT_STEP.search(clause))
     if field_name == "idempotency":
         return bool(_OTHER_ID.search(sentence))
     return False
+
+
+#: An undoer said to be left out of the key, or a step other than the one the call is in ("the
+#: booking step is dispatched only after the charge is confirmed").
+_LEFT_OUT_BEFORE = re.compile(r"\b(leave|leaves|left|leaving|keep|keeps|kept|excluding|except|"
+                              r"apart from|other than|never including|not including)\b[^.;]{0,14}$")
+_LEFT_OUT_AFTER = re.compile(r"[\w ]{0,12}?\b(out|aside)\b")
+_NEXT_STEP = re.compile(r"\b(the )?(booking|book|room|next|second|following|later) (step|call|"
+                        r"activity|command)\b")
 
 
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
@@ -1198,6 +1213,28 @@ _OTHER_PARTY = re.compile(r"\b(hotel|booking|airline|other|second|legacy|partner
 def read_field(field_name: str, text: str) -> Reading:
     """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
 
+    An intent read from a checkpoint is then checked for where it goes and when: held in
+    process memory with nothing durable before the call (:func:`volatile_before_call`), or
+    written in code only after the code calls the provider (:func:`code_calls_before_writing`),
+    it is read as 'result only' and the note names the phrase."""
+    reading = _read_field(field_name, text)
+    if field_name != "checkpoint" or reading.choice != Checkpoint.INTENT_AND_RESULT:
+        return reading
+    t = normalise(text)
+    volatile = volatile_before_call(t)
+    late = "" if volatile else code_calls_before_writing(text)
+    if not (volatile or late):
+        return reading
+    why = (f"'{volatile}' holds the pre-call record in process memory, lost with a crash"
+           if volatile else f"the code runs '{late}' before it writes the intent")
+    return Reading(field_name, text, str(Checkpoint.RESULT_ONLY), volatile or late, notes=(
+        f"[contradiction] checkpoint: '{reading.evidence}' names '{reading.label}', but {why}: "
+        f"read as 'result only, journaled after the call returns'",))
+
+
+def _read_field(field_name: str, text: str) -> Reading:
+    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
+
     The vocabulary finds candidate mechanisms (negation scoped per clause); a field naming
     several incompatible ones is a contradiction, not a design; a qualifier that undoes the
     mechanism found ("but only after", "kept in memory", "a new key on each retry", "never sent")
@@ -1283,6 +1320,18 @@ def read_field(field_name: str, text: str) -> Reading:
     undo = _qualifier(field_name, t)
     if undo and not (short and vague):
         return Reading(field_name, text, undo[0], undo[1])
+    if field_name == "checkpoint" and not short:
+        order = ordered_write_before_call(t)
+        if order:
+            return Reading(field_name, text, str(Checkpoint.INTENT_AND_RESULT), order)
+    if field_name == "resumeProtocol" and not short:
+        asked = asked_before_resent(t)
+        if asked:
+            return Reading(field_name, text, str(Resume.REPLAY_AND_LOOKUP), asked)
+    if field_name == "idempotency" and not short:
+        choice, phrase = key_from_its_source(t)
+        if choice:
+            return Reading(field_name, text, choice, phrase)
     hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
     said = (f"'{vague}' says what, not how" if vague else hint or
             "no mechanism of the vocabulary is named")
@@ -1330,7 +1379,7 @@ def _sentence(t: str, m: re.Match[str]) -> str:
 
 
 def read_claims(text: str) -> Claims:
-    t = normalise(text)
+    t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     named, asserted, denied, windows = set(), set(), set(), set()
     for cat, patterns in CLAIMS.items():
         for m in (m for p in patterns for m in re.finditer(p, t)):
@@ -1345,7 +1394,10 @@ def read_claims(text: str) -> Claims:
             named.add(cat)
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
             passing = _TEMPORARY.search(clause + t[m.start():m.end()] + after)
-            conditional = _CONDITIONAL.search(_sentence(t, m))
+            opened = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
+                         t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
+            conditional = (_CONDITIONAL.search(_sentence(t, m))
+                           or _CONDITIONAL.search(t[opened:m.start()]))
             if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional):
                 asserted.add(cat)
     raw = text[:MAX_CHARS].lower()
@@ -1358,3 +1410,168 @@ def read_claims(text: str) -> Claims:
             windows.add(w)
     return Claims(frozenset(named), frozenset(asserted), frozenset(denied - named),
                   frozenset(windows))
+
+
+# -- structural readings: what a field says in the order it says it (issue 17, stop s6) --------
+#
+# Tried last, when no vocabulary phrase named a mechanism and no qualifier undid one: the
+# checkpoint is read from the ORDER of a durable write and the provider call ("append a record
+# and wait until it is durable; only then talk to the provider", "claim row first, call
+# second", "durable 'want' -> charge"); the key from WHAT IT IS COMPUTED FROM and whether it
+# is said to stay the same ("worked out from which run and which step, so trying again gives
+# the same tag"). Neither reads a word list of designs: a write whose clause speaks of the
+# reply, or a call said to return or come after, is not read as an ordering.
+
+_DURABLE_WRITE = re.compile(
+    r"\b(append\w*|commit\w*|written|writes?|writing|persist\w*|sav(e|es|ed|ing)|stor(e|es|ed|"
+    r"ing)|journal\w*|insert\w*|fsync\w*|flush\w*|durabl\w*|acknowledg\w*|ack'?d|acked|"
+    r"record(s|ed|ing)?|logs|logged|logging|enqueu\w*|make|makes|made)\b")
+_OUT_CALL = re.compile(
+    r"\b(call|calls|calling|charg(e|es|ing)|pay|pays|paying|talk\w* to|ask\w* (the )?(bank|"
+    r"provider|psp|gateway)|send(s|ing)?|post|invok\w*|dispatch\w*|hand\w* (the )?(task|"
+    r"command|job)|executor|worker|relay|take the money|authori[sz]\w*)\b")
+_OF_REPLY = re.compile(r"\b(answer\w*|repl(y|ies)|result\w*|response\w*|resp|receipt\w*|"
+                       r"outcome\w*|completion|completed|confirmed|done|succeeded|says ok|"
+                       r"returns?|returned|comes back|came back|charged|booked)\b")
+#: "charge" naming a thing, not the call: "a 'charge' command", "activity charge started".
+_NAMES_A_THING = re.compile(r"['{]|\s?(command|step|records?|events?|rows?|entry|intended|"
+                            r"started|marker|id|activity|intent)\b")
+_AFTER_CALL = re.compile(r"\b(after|once|when|until|whenever)\b(?! (this|that|which)\b)"
+                         r"(\s\S+){0,3}\s*$")
+_SEQUENCE = re.compile(r"\b(then|only then|only after|after this|after that|second|next|before|"
+                       r"b4|wait\w*|once|first)\b|[;\n]")
+_MEMORY = re.compile(r"\b(memory|in ram|ram|dict|variable|attribute|field of|cache|local)\b")
+
+
+def _clause_at(t: str, start: int, end: int) -> str:
+    return _CLAUSE.split(t[:start])[-1] + t[start:end] + _CLAUSE.split(t[end:])[0]
+
+
+def ordered_write_before_call(t: str) -> str:
+    """The phrase showing a durable write said to come before the provider call, or ""."""
+    writes = [m for m in _DURABLE_WRITE.finditer(t)
+              if not _negated(t, m.start()) and not _OF_REPLY.search(_clause_at(t, *m.span()))
+              and not _MEMORY.search(_clause_at(t, *m.span()))]
+    calls = [m for m in _OUT_CALL.finditer(t) if not _negated(t, m.start())
+             and not _OF_REPLY.search(_CLAUSE.split(t[m.end():])[0][:25])
+             and not _NAMES_A_THING.match(t, m.end())
+             and not re.search(r"(['{(]|\b(for|per|every|each|any|want|the|an?))\s?$",
+                               t[max(0, m.start() - 6):m.start()])]
+    for c in calls:  # "before we ask the bank to take the money, we save a file"
+        head = t[:c.start()]
+        if re.search(r"\b(before|b4|prior to|ahead of)\s(\S+\s){0,3}$", head):
+            sentence_end = min([i for i in (t.find(".", c.end()), t.find(";", c.end()))
+                                if i >= 0] or [len(t)])
+            w = next((w for w in writes if c.end() < w.start() < sentence_end), None)
+            if w is not None:
+                return t[c.start():w.end()]
+    for w in writes:  # "append a record and wait until it is durable; only then call"
+        start = max(t.rfind(".", 0, w.start()), t.rfind(";", 0, w.start())) + 1
+        if any(start <= c.start() < w.start() and not re.search(r"\b(before|b4|prior)\b",
+                                                                t[c.end():w.start()])
+               for c in calls):
+            continue  # "sends the charge request and, without waiting, appends": call first
+        for c in (c for c in calls if w.end() < c.start() < w.end() + 240):
+            if _AFTER_CALL.search(t[w.end():c.start()][-40:]):
+                break
+            if _SEQUENCE.search(t[max(0, w.start() - 25):c.start()]):
+                return t[w.start():c.end()]
+    return ""
+
+
+_KEY_SOURCE = re.compile(r"\b(run|runs|run's|saga|orchestration|workflow\w*|order|step|row|"
+                         r"event|message|command|version|activity\w*|operation)\b")
+_KEY_STABLE = re.compile(r"\b(the same|same (key|id|ref|tag|reference|value|string)|reuses?d?|"
+                         r"reusing|fixed|unchanged|(not|never|n't|doesn't|does not) change\w*|"
+                         r"identical|repeated|stable|constant|never mints?|pure functions?|"
+                         r"deterministic\w*)\b")
+_NOT_FROM_THE_RUN = re.compile(r"\b(random\w*|uuid\w*|nonce|seed\w*|memory|cached?|ram|"
+                               r"clock|time ?stamp\w*|now\(\)|attempt (number|count)|pid)\b")
+_KEY_MINTED = re.compile(r"\b(assigned once|generated once|created once|minted once|inserted|"
+                         r"fixed (once|at) (the )?(event |row )?(is )?commit\w*|part of the "
+                         r"(outbox|row|event|message|record))\b")
+
+
+def key_from_its_source(t: str) -> tuple[str, str]:
+    """(choice, phrase) when the key is said to come from the run (or a stored row) and to
+    stay the same across attempts; ("", "") otherwise."""
+    stable = next((m for m in _KEY_STABLE.finditer(t)
+                   if m.group(0).startswith(("not", "never", "n't", "doesn")) or
+                   not _negated(t, m.start())), None)
+    source = _KEY_SOURCE.search(t)
+    if stable is None or source is None or _NOT_FROM_THE_RUN.search(t):
+        return "", ""
+    minted = _KEY_MINTED.search(t)
+    if minted:
+        return str(Idempotency.STORED_KEY), minted.group(0)
+    return str(Idempotency.DERIVED_KEY), t[min(source.start(), stable.start()):
+                                            max(source.end(), stable.end())][:60]
+
+
+_ASKS = re.compile(r"\b(ask\w*|quer\w*|check\w*|look\w* (it |the \w+ |them )?up|fetch\w*|"
+                   r"retriev\w*|search\w*|enquir\w*|inquir\w*|get\b|status of|verif\w*)")
+_RESENDS = re.compile(r"\b(re ?send\w*|re ?sent|re ?invok\w*|re ?submit\w*|re ?issu\w*|re ?post\w*|"
+                      r"retr(y|ies|ied)|re ?tr(y|ies)|charg\w* (it )?again|\w+ again|re ?dispatch\w*|"
+                      r"re ?execut\w*|creat\w*|charg\w*|send\w*)\b")
+_ONLY_IF_ABSENT = re.compile(r"\b(if not|if no|if it (does not|doesn't|has not|hasn't)|not found|"
+                             r"otherwise|only if|miss|unknown|nothing|none|absent|no (charge|"
+                             r"match|record|hit))\b")
+
+
+def asked_before_resent(t: str) -> str:
+    """The phrase showing the provider is asked first and the call resent only when it has
+    nothing ("asks the participant about that id; if not, it re-invokes"), or ""."""
+    for a in _ASKS.finditer(t):
+        if _negated(t, a.start()):
+            continue
+        for r in _RESENDS.finditer(t, a.end()):
+            between = t[a.end():r.start()]
+            if len(between) > 240:
+                break
+            if _ONLY_IF_ABSENT.search(between):
+                return t[a.start():r.end()]
+    return ""
+
+
+# -- where the pre-call record goes, and in which order code does things (issue 17, s6) ------
+
+_CALL_SITE = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create)\w*\s?\(|\b(calls?|"
+                        r"calling|charg(e|es|ing)|pay(s|ing)?|talk\w* to|send(s|ing)?) (the |our )?"
+                        r"(provider|psp|bank|gateway|payment|card|api|stripe)\b")
+_VOLATILE = re.compile(r"\b[a-z_]\w*\[\w*\] \w|\bself\.\w+ \w|\{\}|\bdict\[|\bcache\w*\b|"
+                       r"\bno (disk )?i ?o\b|\b(flag|attribute|field|variable|property) (on|of) "
+                       r"(the |an? )?(\w+ )?(object|agent|worker|instance|class|process)\b|\bin "
+                       r"(the )?(\w+'s )?(local |process )?(memory|ram|heap)\b")
+_DURABLE_PLACE = re.compile(r"\b(journal\w*|store\.\w+|db|database|disk|commit\w*|fsync\w*|"
+                            r"sync\w*|flush\w*|append\w*|persist\w*|durabl\w*|sqlite|postgres|"
+                            r"tables?|log|logs|wal|outbox|file)\b")
+
+
+def volatile_before_call(t: str) -> str:
+    """The phrase placing the pre-call record in process memory (a dict, an attribute, a local
+    cache) when nothing durable is written before the call, or ""."""
+    call = next((m for m in _CALL_SITE.finditer(t) if not _negated(t, m.start())), None)
+    head = t[:call.start()] if call else t
+    clauses = [c for c in re.split(r"[.;\n,()]", head) if not _OF_REPLY.search(c)]
+    if any(_DURABLE_PLACE.search(c) for c in clauses):
+        return ""
+    return next((m.group(0) for c in clauses for m in [_VOLATILE.search(c)] if m), "")
+
+
+_CODE_CALL = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create|request)\w*\(")
+_CODE_WRITE = re.compile(r"(\w+\.)+(put|append|insert|write|save|add|log|record|execute|commit)"
+                         r"\w*\(.*\b(intent|pending|planned|started|attempt|in ?flight|sending)")
+
+
+def code_calls_before_writing(text: str) -> str:
+    """In code lines, the call that runs before the first line writing the intent, or ""."""
+    call_at = write_at = None
+    for i, line in enumerate(text[:MAX_CHARS].lower().splitlines()):
+        line = line.split("#")[0]
+        if call_at is None and _CODE_CALL.search(line):
+            call_at = (i, _CODE_CALL.search(line).group(0))
+        if write_at is None and _CODE_WRITE.search(line):
+            write_at = i
+    if call_at and write_at is not None and call_at[0] < write_at:
+        return call_at[1]
+    return ""
