@@ -1217,7 +1217,7 @@ def read_field(field_name: str, text: str) -> Reading:
     process memory with nothing durable before the call (:func:`volatile_before_call`), or
     written in code only after the code calls the provider (:func:`code_calls_before_writing`),
     it is read as 'result only' and the note names the phrase."""
-    reading = _read_field(field_name, text)
+    reading = read_vocabulary(field_name, text)
     if field_name != "checkpoint" or reading.choice != Checkpoint.INTENT_AND_RESULT:
         return reading
     t = normalise(text)
@@ -1232,8 +1232,9 @@ def read_field(field_name: str, text: str) -> Reading:
         f"read as 'result only, journaled after the call returns'",))
 
 
-def _read_field(field_name: str, text: str) -> Reading:
-    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
+def read_vocabulary(field_name: str, text: str) -> Reading:
+    """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not:
+    :func:`read_field` without its checkpoint check of where the intent goes and when.
 
     The vocabulary finds candidate mechanisms (negation scoped per clause); a field naming
     several incompatible ones is a contradiction, not a design; a qualifier that undoes the
