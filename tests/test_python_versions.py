@@ -8,6 +8,9 @@ this suite under it: run state machine, journal, runtime, canonical encoding and
 store, retries and timers (on SQLite and on a throwaway PostgreSQL cluster). A version that is not installed is skipped, naming it; one that is
 installed and fails, fails. The whole course on each version (the learner release, a lesson and a
 drill) is ``python tools/learner_matrix.py``, a few minutes per version, run by hand.
+
+Bounded by default (tests/sampling.py): one of the versions per run, rotating with the UTC date (or
+MINIRT_HONESTY_SEED), about 30 s each; both with ``--full-sweeps``.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from sampling import sample
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -30,7 +34,11 @@ CORE = ["tests/test_run.py", "tests/test_journal.py", "tests/test_runtime.py",
         "tests/test_timers.py"]
 
 
-@pytest.mark.parametrize("version", ["3.12", "3.13"])
+VERSIONS = ["3.12", "3.13"]
+VERSION_SAMPLE = 1  # versions run per run in the bounded (default) form
+
+
+@pytest.mark.parametrize("version", sample(VERSIONS, VERSION_SAMPLE, "python-versions"))
 def test_the_core_suite_passes_on(version: str, tmp_path: Path) -> None:
     exe = find_python(version)
     if exe is None:
