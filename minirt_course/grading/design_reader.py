@@ -413,7 +413,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
               r"unrefunded", r"charged (but|although|yet) (\w+ )?(not|never|no)\b",
               r"charged without (a |the |any )?(booking|order|refund|ticket)", r"inconsistent"),
-    "limit": (r"retention", r"\bprun", r"expir", r"\bremembers?\b[^.;]{0,40} for (one|a|1) day\b",
+    "limit": (r"retention", r"\bprun", r"expir", r"\boutl(ive|ast)s?\b", r"\bnot atomic\b",
+              r"\b(cannot|can't|can not|not) (be )?(trusted|relied on)\b", r"\bremembers?\b[^.;]{0,40} for (one|a|1) day\b",
               r"\b(dropped|discarded|evicted|purged|deleted|removed|lost)\b (\w+ ){0,2}(the |our )?"
               r"(idempotency )?keys?\b", r"\b24 ?h", r"24 hours", r"forg[eo]t",
               r"key window", r"proves? nothing", r"cannot (be )?(settled|verified|decided|"
@@ -1021,6 +1022,8 @@ def denial(field_name: str, t: str, choice: str, skip: tuple[int, int] = (-1, -1
             whole = clause + _CLAUSE.split(t[m.start():])[0]
             if about_a_crash and _MOMENT.search(whole):
                 continue
+            if _FOR_OTHER_PARTY.search(clause + m.group(0)):
+                continue  # "the booking API has no search": a limit of the other provider
             if m.group(0).split()[0] in _DETERMINERS and _SCOPE_ENDS & set(gap):
                 continue  # "intents without a reply and queries the provider": scope ended
             said = (clause + m.group(0)).split()
@@ -1205,6 +1208,8 @@ def stuffing(field_name: str, text: str) -> str:
 #: A "no key" said of another party's API ("the hotel API has no idempotency keys").
 #: A sentence about another party's reference ("for the hotel, which has no idempotency
 #: header, the same value goes into the client reference field"): not the charge's mechanism.
+_ONCE_AND_KEPT = re.compile(r"\b(generated|made|created|minted|assigned|drawn) (only )?once\b|"
+                            r"\b(saved|stored|kept|journal\w*|persisted) (in|with|into)\b")
 _FOR_OTHER_PARTY = re.compile(r"\b(hotel|airline|partner|booking (api|service|system))\b")
 _OTHER_PARTY = re.compile(r"\b(hotel|booking|airline|other|second|legacy|partner|that|this|"
                           r"their) (\w+ )?(api|service|system|provider|endpoint)s?\b")
@@ -1303,6 +1308,11 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
                 re.finditer(re.escape(h[3]), t))))]
             if ref and term.choice in KEYS and not first_match(t, (_IDEM_KEY,)):
                 rank, _, term, phrase = ref[0]  # a reference built from run + step, not a key
+            if (field_name == "idempotency" and term.choice is Idempotency.CLIENT_REFERENCE
+                    and first_match(t, (r"\bas (the |an? |its |our )?(provider's )?" + _IDEM_KEY,))
+                    and _ONCE_AND_KEPT.search(t)):  # "generated once, saved, sent as the key"
+                term = next(x for x in VOCABULARY[field_name]
+                            if x.choice is Idempotency.STORED_KEY)
         undo = _qualifier(field_name, t)
         if undo and undo[0] != term.choice and term.choice in _UNDOES.get((field_name, undo[0]), ()):
             choice, qphrase, why = undo
