@@ -8,9 +8,12 @@
 ``before_complete``, once. Every resume runs on a fresh copy of that file, in a child process
 whose ``sys.path`` starts with the tree under test, and reports ``time.process_time`` of
 ``Runtime.resume`` alone (the store already open) plus the child's peak RSS. ``--trees`` runs
-the trees interleaved for ``--rounds`` rounds and prints the median per tree. CPU time, not wall
-time: the numbers do not depend on the other load of the machine as much, but they do vary with
-the CPU. Not a timed test.
+the trees interleaved for ``--rounds`` rounds and prints the median per tree. On a shared
+machine separate processes differ by up to +-20 % for the same code; ``--one-process`` copies
+each tree's ``minirt`` package under its own name (``minirt_A``, ...; minirt imports itself
+relatively) and alternates the resumes inside ONE process (A B, then B A), which compares the
+trees under the same conditions. CPU time, not wall time: the numbers do not depend on the other
+load of the machine as much, but they do vary with the CPU. Not a timed test.
 """
 
 from __future__ import annotations
@@ -93,6 +96,67 @@ def resume_once(tree: str, db: str, n: int, profile: bool = False) -> dict:
         return run_child(tree, "resume", copy, n, profile)
 
 
+VALUE = {"order_id": "ord_000000", "status": "ok", "items": [1, 2, 3], "note": "x" * 120,
+         "amount_cents": 4200, "currency": "EUR"}
+
+
+def _value(i: int) -> dict:
+    """The tool's answer (the child's, see CHILD)."""
+    return {**VALUE, "order_id": f"ord_{i:06d}"}
+
+
+def _wf(ctx: object, n: int) -> int:
+    """The workflow that recorded the journal (the child's, see CHILD)."""
+    for i in range(n):
+        ctx.call_tool("fetch", i=i)  # type: ignore[attr-defined]
+    return n
+
+
+def one_process(trees: list[list[str]], db: str, n: int, rounds: int) -> dict[str, list[dict]]:
+    """Every tree's resume in this process, alternated (see the module docstring)."""
+    import importlib
+    import resource
+    import time
+
+    pkgs = tempfile.mkdtemp(prefix="resume-cpu-")
+    names = []
+    for name, path in trees:
+        pkg = "minirt_" + "".join(c if c.isalnum() else "_" for c in name)
+        shutil.copytree(os.path.join(path, "minirt"), os.path.join(pkgs, pkg),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        names.append((name, pkg))
+    sys.path.insert(0, pkgs)
+    results: dict[str, list[dict]] = {name: [] for name, _ in trees}
+    try:
+        for r in range(rounds):
+            order = names if r % 2 == 0 else names[::-1]
+            for name, pkg in order:
+                m = lambda mod, pkg=pkg: importlib.import_module(f"{pkg}.{mod}")  # noqa: E731
+                with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(db))) as t:
+                    copy = os.path.join(t, "r.sqlite")
+                    for suffix in ("", "-wal", "-shm"):
+                        if os.path.exists(db + suffix):
+                            shutil.copyfile(db + suffix, copy + suffix)
+                    tools = m("tools")
+                    fetch = tools.FunctionTool(_value, name="fetch",
+                                               effect=tools.EffectClass.KEYED)
+                    rt = m("runtime").Runtime(
+                        m("store.sqlite").SQLiteStore(copy), tools=[fetch],
+                        workflows={"wf": _wf},
+                        clock=m("clock").FakeClock(1_700_003_600.0), worker_id="w")
+                    t0 = time.process_time()
+                    out = rt.resume("r")
+                    cpu = time.process_time() - t0
+                    rt.close()
+                assert out.value == n, out
+                rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                results[name].append({"cpu_s": cpu, "rss_mb": rss})
+                print(f"round {r + 1} {name}: cpu {cpu:.3f} s (one process)", flush=True)
+    finally:
+        shutil.rmtree(pkgs, ignore_errors=True)
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000)
@@ -101,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trees", nargs="+", default=[], help="NAME=PATH of source trees to compare")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--one-process", action="store_true",
+                    help="alternate the trees inside one process (rss is then the process's)")
     args = ap.parse_args(argv)
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if args.build:
@@ -109,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.db:
         ap.error("--db or --build")
     trees = [t.split("=", 1) for t in args.trees] or [["this", here]]
+    if args.one_process:
+        return report(one_process(trees, args.db, args.n, args.rounds), args.n)
     results: dict[str, list[dict]] = {name: [] for name, _ in trees}
     for r in range(args.rounds if not args.profile else 1):
         for name, path in trees:
@@ -116,9 +184,14 @@ def main(argv: list[str] | None = None) -> int:
             results[name].append(res)
             print(f"round {r + 1} {name}: cpu {res['cpu_s']:.3f} s  rss {res['rss_mb']:.1f} MB",
                   flush=True)
+    return report(results, args.n)
+
+
+def report(results: dict[str, list[dict]], n: int) -> int:
+    """Print the median CPU per tree (and the largest peak RSS seen)."""
     for name, rs in results.items():
         cpu = statistics.median(x["cpu_s"] for x in rs)
-        print(f"median {name}: cpu {cpu:.3f} s ({1e6 * cpu / (2 * args.n):.2f} us/event), "
+        print(f"median {name}: cpu {cpu:.3f} s ({1e6 * cpu / (2 * n):.2f} us/event), "
               f"rss {max(x['rss_mb'] for x in rs):.1f} MB")
     return 0
 
