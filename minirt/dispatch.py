@@ -403,17 +403,23 @@ def recorded_call(ctx: Context, pos: Position, tool: Tool,
     return new_call(ctx, pos.step, tool.name, rec["args"], rec["effect_key"], attempt=attempt)
 
 
+# What :func:`replay` compares at every replayed position, read once (plain str, see KIND).
+_REPLAYED_OPENINGS = (KIND.INTENT, KIND.TOOL_REJECTED)
+_REJECTED, _TOOL_ERROR = KIND.TOOL_REJECTED, KIND.TOOL_ERROR
+
+
 def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> Any:
     """Step 7: a recorded position. The same tool and arguments, or NonDeterminism; a recorded
     refusal is raised again; an intent without an outcome is reconciled; an outcome returns."""
     opening = pos.opening
+    journal = ctx.journal
     # the intent is decoded once (its tool, digest, args and key all come from this one decode);
     # the stored digest is compared as text, never recomputed from the stored args
-    rec = ctx.journal.payload(opening) if opening else {}
-    if (opening is None or opening.kind not in (KIND.INTENT, KIND.TOOL_REJECTED)
+    rec = journal.payload(opening) if opening else {}
+    if (opening is None or opening.kind not in _REPLAYED_OPENINGS
             or rec.get("tool") != tool.name or rec.get("args_digest") != raw_digest):
         raise ctx.diverged(p, opening, f"tool {tool.name!r} with args digest {raw_digest[:19]}")
-    if opening.kind == KIND.TOOL_REJECTED:
+    if opening.kind == _REJECTED:
         raise from_record(rec["error"])
     outcome = pos.outcome
     if outcome is None:
@@ -421,14 +427,14 @@ def replay(ctx: Context, p: int, pos: Position, tool: Tool, raw_digest: str) -> 
         if retry.pending(ctx, pos) is not None:  # in a retry's wait
             return retry_attempt(ctx, tool, call)
         return ctx.runtime.policy.reconcile(ctx, tool, call, "recorded intent without an outcome")
-    out = ctx.journal.payload(outcome)
+    out = journal.payload(outcome)
     ctx.positioned(p, "tool", tool.name, True)
     hooks = ctx.runtime.hooks
     if hooks:  # the call is built only for someone who looks at it
         call = recorded_call(ctx, pos, tool, rec)
         for hook in hooks:
             hook.after_outcome(ctx, call, outcome.kind, out)
-    if outcome.kind == KIND.TOOL_ERROR:
+    if outcome.kind == _TOOL_ERROR:
         raise from_record(out["error"])
     return out["value"]
 

@@ -225,7 +225,18 @@ class Journal:
 
     def at(self, step: int) -> Position | None:
         """What is recorded at ``step``, or None if nothing is."""
-        rows = self._advance(step) if self._streamed else self._by_step.get(step)
+        if not self._streamed:
+            rows = self._by_step.get(step)
+        else:
+            index = self._index
+            # the replay's usual case, :meth:`_advance` without its call: a dense index, the
+            # position's events already in the window, the window not due to move
+            if (type(index) is not dict and self._floor <= step < len(index)
+                    and 0 < index[step] <= self._read_seq
+                    and step - self._floor <= 2 * WINDOW):
+                rows = self._by_step.get(step)
+            else:
+                rows = self._advance(step)
         if not rows:
             return None
         # The two shapes nearly every position has (what the general rule below gives them):

@@ -275,6 +275,47 @@ class ChainVerifier:
             self.at_head = d
         return d
 
+    def check_plain_rows(self, rows: Sequence[Sequence[Any]], digests: list[str]) -> int:
+        """:meth:`check_plain` for consecutive stored rows ``(seq, kind, step, payload_json,
+        incarnation, at, digest)``, in one loop: each checked row's digest text is appended to
+        ``digests``. Stops at the first row whose stored digest is not 32 raw bytes (a keyed or
+        hand-written one: the caller checks it with :meth:`check`) and returns how many rows it
+        checked. Raises exactly what :meth:`check_plain` raises at the first bad row (the
+        rows before it were checked; a caller must not use any row of a page that raised)."""
+        if self.keys is not None:
+            return 0
+        run_id, pre, head_seq, sha = self.run_id, self._pre, self._head_seq, _sha256
+        expected, prev = self.seq + 1, self.prev
+        append = digests.append
+        n = 0
+        try:
+            for seq, kind, step, payload_json, incarnation, at, raw in rows:
+                if type(raw) is not bytes or len(raw) != 32:
+                    break
+                if seq != expected:
+                    raise JournalCorrupted(run_id=run_id, seq=expected,
+                                           reason=f"expected seq {expected}, found {seq}")
+                try:  # the message of :func:`event_digest`, encoded at once: strict UTF-8
+                    # gives the same bytes as its surrogatepass wherever it does not raise
+                    message = (f"{pre}{seq}|{len(kind)}:{kind}|{step}|{incarnation}|"
+                               f"{float(at)!r}|{prev}\n{payload_json}").encode()
+                except UnicodeEncodeError:  # a lone surrogate: the rule's own encoding
+                    message = (f"{pre}{seq}|{len(kind)}:{kind}|{step}|{incarnation}|"
+                               f"{float(at)!r}|{prev}").encode("utf-8", "surrogatepass") \
+                        + b"\n" + payload_json.encode("utf-8")
+                if sha(message).digest() != raw:
+                    raise JournalCorrupted(run_id=run_id, seq=seq,
+                                           reason="content does not match its digest")
+                prev = "sha256:" + raw.hex()
+                append(prev)
+                if expected == head_seq:
+                    self.at_head = prev
+                expected += 1
+                n += 1
+        finally:
+            self.seq, self.prev = expected - 1, prev
+        return n
+
     def known(self, events: Sequence[Event]) -> None:
         """Take ``events`` (the next ones, consecutive from ``seq + 1``, each linked to the one
         before) as verified without hashing: the caller knows this store verified them and
@@ -350,26 +391,28 @@ class StepIndexBuilder:
             self.sparse = {i: v for i, v in enumerate(arr) if v}
             self.sparse[step] = max(seq, self.sparse.get(step, 0))
 
-    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """:meth:`add` for the ``(step, seq)`` of each stored row (:data:`STORED_ROW`) that
-        records a position, in one loop (the dense case without a call per row)."""
+    def add_rows(self, rows: Sequence[Sequence[Any]], *, step_col: int = 3,
+                 seq_col: int = 1) -> None:
+        """:meth:`add` for the ``(step, seq)`` of each stored row that records a position, in
+        one loop (the dense case without a call per row). The columns default to
+        :data:`STORED_ROW`'s."""
         arr = self.arr
         append = arr.append
         add = self.add
         for row in rows:
-            step = row[3]
+            step = row[step_col]
             if step is None:
                 continue
             if self.sparse is None:
                 n = len(arr)
                 if step == n:
-                    append(row[1])
+                    append(row[seq_col])
                     continue
                 if 0 <= step < n:
-                    if row[1] > arr[step]:
-                        arr[step] = row[1]
+                    if row[seq_col] > arr[step]:
+                        arr[step] = row[seq_col]
                     continue
-            add(step, row[1])
+            add(step, row[seq_col])
 
     def result(self) -> Sequence[int] | dict[int, int]:
         return self.sparse if self.sparse is not None else self.arr

@@ -35,11 +35,16 @@ if TYPE_CHECKING:
 
     from .sqlcore import RunRow
 
-# What the core reads of an event; the dialect decodes ``digest`` (:meth:`JournalReads._digest_of`).
+# What the core stores of an event; the dialect decodes ``digest`` (:meth:`JournalReads._digest_of`).
 READ_COLS = ", ".join(STORED_ROW)
-# Event rows stay plain tuples (a resume reads every one; a named tuple costs a call each):
-# loops unpack them by name, and the keyset position is read at this index.
-SEQ = READ_COLS.split(", ").index("seq")
+# What a journal read fetches a page at a time: the stored row without its run_id (the query
+# selects one run, so every row's is the one asked for). Event rows stay plain tuples (a resume
+# reads every one; a named tuple costs a call each): loops unpack them by name, and the keyset
+# position is read at this index.
+PAGE_COLS = ", ".join(c for c in STORED_ROW if c != "run_id")
+SEQ = PAGE_COLS.split(", ").index("seq")
+# ``Event(*fields)`` without the named tuple's Python-level ``__new__`` (the same object).
+_tuple_new = tuple.__new__
 
 
 class JournalReads:
@@ -130,7 +135,7 @@ class JournalReads:
         checker.finish(head)
 
     def _page(self, db: Any, run_id: str, after: int, limit: int) -> list[Any]:
-        sql = f"SELECT {READ_COLS} FROM events WHERE run_id=? AND seq>? ORDER BY seq LIMIT ?"
+        sql = f"SELECT {PAGE_COLS} FROM events WHERE run_id=? AND seq>? ORDER BY seq LIMIT ?"
         if db is None:
             return self._fetch(sql, (run_id, after, limit))
         return self._x(db, sql, (run_id, after, limit)).fetchall()
@@ -166,21 +171,26 @@ class JournalReads:
         steps = StepIndexBuilder()
         first: list[Event] = []
         last = 0
+        plain = type(self)._digest_of is JournalReads._digest_of  # stored digests as read
+        digests: list[str] = []
         while True:
             rows = self._page(db, run_id, last, PAGE_SIZE)
-            for rid, seq, kind, step, payload_json, incarnation, at, stored in rows:
+            done = checker.check_plain_rows(rows, digests) if plain else 0
+            digests.clear()
+            for seq, kind, step, payload_json, incarnation, at, stored in (
+                    rows[done:] if done else rows):
                 prev = checker.prev
                 dig = digest_of(stored)
                 if type(dig) is bytes and len(dig) == 32:
                     check_plain(seq, kind, step, payload_json, incarnation, at, dig)
                 else:
-                    check(Event(rid, seq, kind, step, payload_json, incarnation, at, prev,
+                    check(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev,
                                 digest_text(dig)))
             if rows and not first:
-                rid, seq, kind, step, payload_json, incarnation, at, _ = rows[0]
-                first.append(Event(rid, seq, kind, step, payload_json, incarnation, at, GENESIS,
-                                   digest_text(digest_of(rows[0][-1]))))
-            steps.add_rows(rows)
+                seq, kind, step, payload_json, incarnation, at, _ = rows[0]
+                first.append(Event(run_id, seq, kind, step, payload_json, incarnation, at,
+                                   GENESIS, digest_text(digest_of(rows[0][-1]))))
+            steps.add_rows(rows, step_col=2, seq_col=SEQ)
             if len(rows) < PAGE_SIZE:
                 break
             last = rows[-1][SEQ]
@@ -211,9 +221,21 @@ class JournalReads:
                 return known
         check_plain, check = checker.check_plain, checker.check
         digest_of = self._digest_of
+        run_id = checker.run_id
         out: list[Event] = []
         append = out.append
-        for run_id, seq, kind, step, payload_json, incarnation, at, stored in rows:
+        done = 0
+        if type(self)._digest_of is JournalReads._digest_of:  # stored digests as read
+            prev, digests = checker.prev, []
+            done = checker.check_plain_rows(rows, digests)
+            new = _tuple_new
+            for row, d in zip(rows, digests, strict=False):  # digests: the checked front
+                append(new(Event, (run_id, *row[:-1], prev, d)))
+                prev = d
+            if done == len(rows):
+                return out
+            rows = rows[done:]
+        for seq, kind, step, payload_json, incarnation, at, stored in rows:
             prev = checker.prev
             dig = digest_of(stored)
             if type(dig) is bytes and len(dig) == 32:
@@ -237,13 +259,16 @@ class JournalReads:
         out: list[Event] = []
         append = out.append
         prev = checker.prev
-        digest_of = self._digest_of
-        for run_id, seq, kind, step, payload_json, incarnation, at, stored in rows:
-            dig = digest_of(stored)
+        digest_of = (None if type(self)._digest_of is JournalReads._digest_of
+                     else self._digest_of)  # None: stored digests as read
+        run_id = checker.run_id
+        new = _tuple_new
+        for seq, kind, step, payload_json, incarnation, at, stored in rows:
+            dig = stored if digest_of is None else digest_of(stored)
             if type(dig) is not bytes or len(dig) != 32:
                 return None
             d = "sha256:" + dig.hex()
-            append(Event(run_id, seq, kind, step, payload_json, incarnation, at, prev, d))
+            append(new(Event, (run_id, seq, kind, step, payload_json, incarnation, at, prev, d)))
             prev = d
         checker.known(out)
         return out
