@@ -29,8 +29,8 @@ from themes import THEME_SETTINGS, ThemedRun
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LESSON_SAMPLE = 4  # lessons besides ALWAYS run in the page per run in the bounded (default) form
-DRILL_SAMPLE = 2  # drill sources run in the page per run in the bounded (default) form
+LESSON_SAMPLE = 2  # lessons besides ALWAYS run in the page per run in the bounded (default) form
+DRILL_SAMPLE = 1  # drill sources run in the page per run in the bounded (default) form
 ALWAYS = Path("lessons/00-start-here.ipynb")  # a learner's first page: checked in every run
 _FOUND = discover()
 NOTEBOOKS = [p for p in _FOUND if p == ALWAYS] + sample(
