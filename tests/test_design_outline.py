@@ -349,6 +349,7 @@ from design_corpus_heldout6 import HELDOUT6  # noqa: E402
 from design_corpus_heldout7 import HELDOUT7  # noqa: E402
 from design_corpus_heldout8 import HELDOUT8  # noqa: E402
 from design_corpus_heldout9 import HELDOUT9  # noqa: E402
+from design_corpus_heldout10 import HELDOUT10  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 
@@ -383,7 +384,10 @@ UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
                    "HELDOUT8": (29, 50, 46, 50),
                    # written blind like HELDOUT8 (stop s5), measured once by the coordinator on
                    # the reader of b2da476 with /work/briefs/s5/measure9.py; not tuned on
-                   "HELDOUT9": (24, 50, 46, 50)}
+                   "HELDOUT9": (24, 50, 46, 50),
+                   # written blind at stop s7 (30 of the 100 asked for: the writer's deadline
+                   # cut it), measured once by the coordinator on the reader of f918dae
+                   "HELDOUT10": (14, 15, 14, 15)}
 #: The held-out sets not yet used to tune the reader: HELDOUT6 and HELDOUT7, each written blind
 #: (HELDOUT7 by a writer who had read neither the reader nor any earlier corpus); HELDOUT7's
 #: figure is its one measurement, by benchmarks/design_reader_nlp.py before anything was tuned.
@@ -395,6 +399,9 @@ UNTUNED8: list = HELDOUT8
 #: HELDOUT9 (100 outlines, 50 good, 50 bad, written blind at stop s5): untuned. Its one
 #: measurement is its floor; the reader has not been changed for what it showed.
 UNTUNED9: list = HELDOUT9
+#: HELDOUT10 (30 outlines, 15 good, 15 bad, written blind at stop s7): one fix since its one
+#: measurement (a safety claimed of the subject, "no run ever needs a human").
+UNTUNED10: list = HELDOUT10
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
@@ -404,7 +411,7 @@ def _agrees(grade: DesignGrade, expected: dict) -> bool:
 
 def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> None:
     entries = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + UNTUNED + UNTUNED7
-               + UNTUNED8 + UNTUNED9)
+               + UNTUNED8 + UNTUNED9 + UNTUNED10)
     assert len(entries) + len(CORPUS) >= 150
     names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
     assert len(set(names)) == len(names)
@@ -430,7 +437,7 @@ def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
     put it in UNTUNED and its figure in UNTUNED_FIGURES, and this keeps that floor too."""
     sets = {"HELDOUT4": HELDOUT4, "HELDOUT5": HELDOUT5, "HELDOUT6": UNTUNED,
             "HELDOUT7": UNTUNED7, "FOLD3": HELD_OUT, "HELDOUT8": UNTUNED8,
-            "HELDOUT9": UNTUNED9}
+            "HELDOUT9": UNTUNED9, "HELDOUT10": UNTUNED10}
     for name, entries in sets.items():
         good_pass = sum(grade_design_outline(o).passed for _, o, e in entries if e["passed"])
         bad_fail = sum(not grade_design_outline(o).passed for _, o, e in entries
@@ -479,6 +486,11 @@ def test_any_true_cost_passes_and_a_claimed_safety_does_not() -> None:
     assert grade_design_outline(good(failureMode="One more synchronous write per call.")).passed
     assert not grade_design_outline(good(failureMode="None: this design is perfectly safe.")
                                     ).passed
+    for denial in ("None: every crash recovers on its own and no run ever needs a human.",
+                   "Not a single payment ever ends up with an operator."):
+        grade = grade_design_outline(good(failureMode=denial))
+        assert not grade.passed and any("no run is left for a human" in f
+                                        for f in grade.feedback), denial
 
 
 def test_grading_one_outline_takes_under_a_second_once_its_design_ran() -> None:

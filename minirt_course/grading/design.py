@@ -386,6 +386,10 @@ def judge_failure_mode(claims: Claims, cells: tuple[DesignCell, ...]) -> str:
             return (f"[failure-mode] you name {', '.join(sorted(claims.windows))}; your design "
                     f"breaks in {', '.join(sorted(bad_windows))}")
         return ""
+    if escalated and "stuck" in claims.denied:
+        where = ", ".join(c.window for c in late[:3])
+        return (f"[failure-mode] you say no run is left for a human, but recovered after 25 h "
+                f"(past the provider's key retention) the sweep escalated {where} to an operator")
     impossible = {"duplicate", "lost", "wrong"} | (set() if escalated else {"stuck"})
     false = claims.asserted & impossible
     if false:
