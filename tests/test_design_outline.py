@@ -326,7 +326,7 @@ def test_the_prediction_is_checked_against_the_sweep() -> None:
 
 def test_the_vocabulary_table_lists_every_choice() -> None:
     table = g.vocabulary_table()
-    assert len(table.rows) == sum(len(t) for t in g.VOCABULARY.values()) == 13
+    assert len(table.rows) == sum(len(t) for t in g.VOCABULARY.values()) == 14
     assert json.dumps(table.rows)  # plain data
 
 
@@ -366,9 +366,11 @@ HELD_OUT = [e for e in HELDOUT6 + HELDOUT7 if _fold(e[0]) == HELD_FOLD]
 #: The reader was tuned on these, each held-out set after its one untuned measurement: HELDOUT6
 #: and HELDOUT7 on the four folds other than HELD_FOLD first, then HELD_FOLD after its one
 #: measurement (its figure stays in UNTUNED_FIGURES as measured); HELDOUT8 after its one
-#: untuned measurement (29/50, 46/50), its misses fixed by class (stop s4, reader2).
+#: untuned measurement (29/50, 46/50), its misses fixed by class (stop s4, reader2); HELDOUT9
+#: after its one untuned measurement (24/50, 46/50), fixed by class at stops s6 and s7 (the last
+#: class: a same-key resend said to depend on the intent's age, a runtime variant of its own).
 FITTED = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
-          + HELDOUT8)
+          + HELDOUT8 + HELDOUT9)
 
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
@@ -396,8 +398,8 @@ UNTUNED7: list = HELDOUT7
 #: HELDOUT8 (100 outlines, 50 good, 50 bad): tuned on since its one measurement; its floor
 #: stays (UNTUNED_FIGURES).
 UNTUNED8: list = HELDOUT8
-#: HELDOUT9 (100 outlines, 50 good, 50 bad, written blind at stop s5): untuned. Its one
-#: measurement is its floor; the reader has not been changed for what it showed.
+#: HELDOUT9 (100 outlines, 50 good, 50 bad, written blind at stop s5): fitted since (FITTED);
+#: its one untuned measurement stays its floor.
 UNTUNED9: list = HELDOUT9
 #: HELDOUT10 (30 outlines, 15 good, 15 bad, written blind at stop s7): one fix since its one
 #: measurement (a safety claimed of the subject, "no run ever needs a human").
@@ -480,6 +482,18 @@ def test_a_label_is_not_a_design_and_the_reader_asks_for_what_is_missing() -> No
     grade = grade_design_outline(good(resumeProtocol="lookup"))
     assert grade.design is None and not grade.passed
     assert any("what a resumed run DOES" in line for line in grade.feedback)
+
+
+def test_a_same_key_resend_within_retention_escalating_past_it_is_its_own_design() -> None:
+    within = ("For an intent with no result we resend with the same key while the intent is "
+              "under 24 h old; past that we do not resend and open a ticket for an operator.")
+    grade = grade_design_outline(good(resumeProtocol=within))
+    assert chosen(grade)[2] == "retry-within-retention" and grade.passed, grade.feedback
+    assert {c.outcome for c in grade.cells if c.recovery == "after 25 h"} >= {"escalated"}
+    blind = grade_design_outline(good(resumeProtocol="For an intent with no result we resend "
+                                                     "with the same key; the provider dedups "
+                                                     "within 24 h."))
+    assert chosen(blind)[2] == "blind-retry" and not blind.passed
 
 
 def test_any_true_cost_passes_and_a_claimed_safety_does_not() -> None:

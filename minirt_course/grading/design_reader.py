@@ -265,7 +265,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
              "lookup", (
                  r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b", r"reconcil",
                  r"\b(query|queries|queried|ask|asks|asking|check|checks|checking|verify|"
-                 r"search)\w* (with )?(the )?(payment )?(provider|api|stripe|psp|processor|"
+                 r"search)\w* (with )?(the )?(payment )?(provider|prov\b|api|stripe|psp|processor|"
                  r"service|bank|gateway)", r"\b(ask|asks|asking|query|queries|check|checks)\w* (the )?"
                  r"(\w+ ){0,2}(whether|if) (it|they|he|she) (already )?(knows?|has|have|saw|recorded|"
                  r"holds?)\b", r"(get|fetch|retrieve)\w* (the )?(charge|payment|result|receipt|"
@@ -355,6 +355,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"resent|re sent|repeated|retried|reissued|redone|re run|rerun|fired again)\b",
             r"\brepeat\w* (the |each |every |all |any )?(unfinished |open |pending )?(calls?|"
             r"requests?|charges?|steps?|payments?)")),
+        # read from structure only (resend_within_retention): a resend said to depend on the
+        # intent's age, with what happens past the retention
+        Term(Resume.RETRY_WITHIN_RETENTION, "resend with the same key within the provider's "
+             "retention, escalate past it", ()),
         Term(Resume.FAIL_AND_COMPENSATE, "mark failed and compensate", (
             r"compensat", r"refund", r"roll ?back", r"\bsaga", r"\bundo", r"\babort",
             r"(mark|marks|set)\w* (the )?(run )?(as )?fail", r"fail (the run|it)\b",
@@ -406,7 +410,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"blocked", r"\bblocks?\b", r"\b(cannot|can't|can not) (move|proceed|"
               r"continue|progress|go on|advance)\b", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
-              r"someone (has|must|needs) to", r"\bpaged\b", r"must (verify|decide|check)",
+              r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
+              r"\bpaged\b", r"must (verify|decide|check)",
               r"nobody can (know|tell|settle)",
               r"\b(hand|hands|handed|pass|passes|passed|give|gives|route|routes|routed)\w* (\w+ ){0,3}"
               r"to (a |the |our )?(support|operators?|humans?|persons?|ops|on ?call|staff)\b"),
@@ -1290,6 +1295,10 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
                                                   f"not say how it "
                                                   f"works (only {len(t.split())} word(s)): "
                                                   f"{QUESTIONS[field_name]}")
+    within = resend_within_retention(t) if field_name == "resumeProtocol" and not short else None
+    if within is not None and not any(h[2].choice is Resume.REPLAY_AND_LOOKUP
+                                      and h[1] < within.start() for h in hits):
+        return Reading(field_name, text, str(Resume.RETRY_WITHIN_RETENTION), within.group(0))
     if hits:
         if field_name == "resumeProtocol":  # a lookup decides; else the first action named
             lookup = [h for h in hits if h[2].choice is Resume.REPLAY_AND_LOOKUP]
@@ -1348,6 +1357,33 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
             "no mechanism of the vocabulary is named")
     return Reading(field_name, text, problem=f"{field_name}: {said}. A concrete answer names "
                                               f"one of: {terms_of(field_name)}")
+
+
+_RETENTION = (r"(24 ?h\w*|24 hours?|twenty four hours|retention|a day|one day|ttl|(the )?"
+              r"(key'?s? )?(lifetime|expiry|window))")
+_RESEND = r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|sends? (it )?again|re ?submit\w*|re ?issu\w*)"
+_YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before)\b"
+_PAST_IT = re.compile(
+    rf"\b(past|beyond|after|over|older than|outside|once)\b[^.;]{{0,40}}({_RETENTION}|\bit\b|"
+    r"\bthat\b|expir\w*)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
+    r"park\w*|flag\w*|uncertain|unsafe|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
+    r"not|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
+
+
+def resend_within_retention(t: str) -> re.Match[str] | None:
+    """A resend with the same key said to depend on the intent's age ("we resend with the same
+    key while it is under 24 h old; past that we open a ticket"), read only when the answer also
+    says what happens past the retention (escalate, do not resend, look it up). A same-key
+    resend with nothing said past the retention is a blind retry. ``t`` is normalised text."""
+    if not re.search(_RETENTION, t):
+        return None
+    m = (re.search(rf"{_RESEND}[^.;]{{0,80}}{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)",
+                   t)
+         or re.search(rf"{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}"
+                      rf"{_RESEND}", t))
+    if m is None or _negated(t, m.start()) or not _PAST_IT.search(t[m.end():]):
+        return None
+    return m
 
 
 #: What a field must answer, asked when an answer is too short to read.

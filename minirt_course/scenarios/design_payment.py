@@ -19,7 +19,9 @@ What each choice changes (and nothing else):
   a client reference the provider stores and can be searched by but does NOT deduplicate on
   (:class:`ReferencePayments`), or no key at all.
 - ``Resume``: the reconcile policy: look up, then resend within retention
-  (:class:`~minirt.idempotency.ReconcileByLookup`); resend blindly; fail the run and refund
+  (:class:`~minirt.idempotency.ReconcileByLookup`); resend blindly; resend with the same key
+  within the provider's retention and escalate past it, asking nothing
+  (:func:`resend_within_retention`); fail the run and refund
   what has a receipt (:func:`give_up` and :func:`pay_then_book_or_refund`); or escalate.
 
 The model is :class:`DriftingModel`: asked again, it answers differently (as a sampled LLM
@@ -45,7 +47,14 @@ from minirt.clock import FakeClock
 from minirt.dispatch import DispatchPolicy
 from minirt.errors import MinirtError
 from minirt.faults import WINDOWS, Faults, Outcome, Verdict, crash_once
-from minirt.idempotency import EffectLedger, KeyFunction, ReconcileByLookup, effect_key
+from minirt.idempotency import (
+    EffectLedger,
+    KeyFunction,
+    ReconcileByLookup,
+    effect_key,
+    first_sent_at,
+    retention_of,
+)
 from minirt.journal import OUTCOME_KINDS
 from minirt.run import RunState
 from minirt.runtime import Context, ReconcilePolicy, Resolution, RunOutcome
@@ -97,6 +106,7 @@ class Idempotency(StrEnum):
 class Resume(StrEnum):
     REPLAY_AND_LOOKUP = "replay-and-lookup"  # replay; look unresolved intents up, then resend
     BLIND_RETRY = "blind-retry"  # replay; resend unresolved calls without asking
+    RETRY_WITHIN_RETENTION = "retry-within-retention"  # same-key resend within retention, else escalate
     FAIL_AND_COMPENSATE = "fail-and-compensate"  # fail the run, refund what has a receipt
     ESCALATE = "escalate"  # leave the run UNCERTAIN for an operator
 
@@ -307,6 +317,20 @@ def resend_blindly(ctx: Context, tool: Any, call: ToolCall) -> Resolution:
     return Resolution("redispatch", reason="blind retry of an unfinished call")
 
 
+def resend_within_retention(ctx: Context, tool: Any, call: ToolCall) -> Resolution:
+    """``retry-within-retention``: resend the unfinished call with its key while the intent is
+    younger than the provider's key retention (the provider answers a retry with the original
+    effect); past it, never resend: the run waits UNCERTAIN for an operator. Nothing is looked
+    up, so a call made without a key that stays the same is resent as a new effect."""
+    retention = retention_of(tool)
+    elapsed = ctx.runtime.clock.now() - first_sent_at(ctx, call)
+    if retention is not None and elapsed >= retention:
+        return Resolution("unknown", reason=f"{elapsed / 3600:.0f} h since the intent, past the "
+                                            f"provider's {retention / 3600:.0f} h key retention: "
+                                            "escalated, not resent")
+    return Resolution("redispatch", reason="within retention: resent with the same key")
+
+
 def escalate(ctx: Context, tool: Any, call: ToolCall) -> Resolution:
     """``escalate``: never settle automatically; the run waits UNCERTAIN for an operator."""
     return Resolution("unknown", reason="escalated to an operator by design")
@@ -320,6 +344,7 @@ def give_up(ctx: Context, tool: Any, call: ToolCall) -> Resolution:
 
 POLICIES: dict[Resume, ReconcilePolicy] = {
     Resume.REPLAY_AND_LOOKUP: ReconcileByLookup(), Resume.BLIND_RETRY: resend_blindly,
+    Resume.RETRY_WITHIN_RETENTION: resend_within_retention,
     Resume.FAIL_AND_COMPENSATE: give_up, Resume.ESCALATE: escalate}
 
 
@@ -487,5 +512,6 @@ __all__ = ["INPUT", "LATE_FOR", "POLICIES", "POLICIES_BY_CHECKPOINT", "RECOVERIE
            "DesignScenario", "DriftingModel", "Idempotency", "NoCheckpointPolicy",
            "ReferencePayments", "ResultOnlyPolicy", "Resume", "SnapshotPolicy",
            "UnknownCrashCell", "book_tool_for", "charge_tool_for", "escalate", "give_up",
-           "judge_design", "key_for", "pay_then_book_or_refund", "resend_blindly", "run_cell",
+           "judge_design", "key_for", "pay_then_book_or_refund", "resend_blindly",
+           "resend_within_retention", "run_cell",
            "sweep_design", "window_label"]
