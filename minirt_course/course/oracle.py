@@ -10,9 +10,20 @@ its setup cell (``%`` lines dropped) and walks its cells in order:
   *source's* version of the cell defines are bound here from the learner's values (functions and
   objects as handles, plain data decoded). No other name is taken, so an answer cell that rebinds
   ``m01`` or ``AssertionError`` changes nothing here;
-- a plain cell: the source's version runs here;
+- a plain cell: the source's version runs here, unless nothing a later check runs can read what
+  it leaves behind (:func:`unread_plain_cells`: the drill's demonstration cells that only print a
+  run, a measurement or a table; in drill 11 about 0.5 s of CPU per grading). Such a cell is
+  still run by the learner's process (its submission's version, in order, as always), so what
+  the learner's own later cells see is unchanged; only this process's copy is skipped, and a
+  plain cell here never scores (its error is only a note);
 - a graded test cell: the source's version (visible and hidden asserts) runs here; it passes when
   it raises nothing.
+
+The learner processes run the submission's cells up to each answer cell at the same time (one
+thread each; each has its own channel, and the checker functions their cells may call through
+``LEARNER_API`` build their own scratch worlds), and their results are then read in the same
+order as before: a process that died or timed out in either decides the answer as it did when
+they ran one after the other.
 
 Names listed in :data:`STABLE` must be the same across processes: they are bound to a
 :class:`Stable` that calls two learner processes with different ``PYTHONHASHSEED`` (and pids) and
@@ -37,6 +48,7 @@ import io
 import json
 import re
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -46,7 +58,8 @@ from minirt_course.course import wire
 from minirt_course.course.channel import PeerDied
 from minirt_course.course.sandbox import LearnerProcess
 
-__all__ = ["STABLE", "CellVerdict", "OracleResult", "Stable", "main", "read_notebook", "run_oracle"]
+__all__ = ["STABLE", "CellVerdict", "OracleResult", "Stable", "main", "read_notebook", "run_oracle",
+           "unread_plain_cells"]
 
 #: module id -> answer names whose results must not depend on the process that computes them.
 STABLE: dict[str, tuple[str, ...]] = {
@@ -243,6 +256,140 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
+#: Calls that read or change a namespace by name: a cell that makes one reads "everything".
+_DYNAMIC = frozenset({"globals", "locals", "vars", "eval", "exec", "dir", "__import__",
+                      "setattr", "delattr", "getattr"})
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(_drop_magics(source))
+    except SyntaxError:
+        return None
+
+
+def _stored(tree: ast.AST) -> set[str] | None:
+    """Every name `tree` may bind (anywhere: a superset of what it binds at top level), or None
+    when it changes state in a way names do not show (an attribute or item stored or deleted,
+    ``global``/``nonlocal``, ``del``, a namespace call of :data:`_DYNAMIC`)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Delete)):
+            return None
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            return None
+        if isinstance(node, ast.Name):
+            if node.id in _DYNAMIC:
+                return None
+            if not isinstance(node.ctx, ast.Load):
+                out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                out.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+    return out
+
+
+def _reads(tree: ast.AST) -> set[str] | None:
+    """Every name `tree` reads (an augmented assignment's target too), None if it reads the
+    namespace dynamically."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id in _DYNAMIC:
+                return None
+            if not isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return out
+
+
+def _rebinds(st: ast.stmt) -> set[str]:
+    """Names a top-level statement binds unconditionally (so an earlier binding is dead after)."""
+    if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
+        return {t.id for t in st.targets if isinstance(t, ast.Name)}
+    if isinstance(st, ast.AnnAssign) and st.value is not None and isinstance(st.target, ast.Name):
+        return {st.target.id}
+    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {st.name}
+    if isinstance(st, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in st.names}
+    return set()
+
+
+def unread_plain_cells(source_nb: Any) -> set[int]:
+    """Indices (into ``source_nb.cells``) of the plain cells this process may skip: cells whose
+    every effect is a name binding (:func:`_stored` is not None) and none of whose names is read
+    by a later test or plain cell before that cell rebinds it, nor by any function body of any
+    cell (a function reads its globals when called, whenever it was defined). Answer cells do
+    not read here (the learner's process runs them) and rebind their names (bound from the
+    learner's values). Conservative: any doubt (a syntax error, a dynamic namespace call, a
+    function that reads the name) keeps the cell.
+
+    Relies on the drill's checker functions that a plain cell calls not keeping state that a
+    later check reads (they build fresh worlds in scratch folders); the setup cell always runs."""
+    parsed: list[tuple[str, ast.Module | None]] = []
+    for i, c in enumerate(source_nb.cells):
+        if c.cell_type != "code":
+            parsed.append(("", None))
+            continue
+        m = _meta(c)
+        gid = str(m.get("grade_id") or f"cell {i + 1}")
+        kind = ("setup" if gid == "setup" else "answer" if m.get("solution") else
+                "test" if m.get("grade") else "plain")
+        src = _strip_solution(c.source) if kind == "answer" else c.source
+        parsed.append((kind, _parse(src)))
+    in_functions: set[str] = set()
+    for kind, tree in parsed:
+        if tree is None or kind == "answer":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                got = _reads(node)
+                if got is None:
+                    return set()
+                in_functions |= got
+    out: set[int] = set()
+    for i, (kind, tree) in enumerate(parsed):
+        if kind != "plain" or tree is None:
+            continue
+        live = _stored(tree)
+        if live is None or live & in_functions:
+            continue
+        for later_kind, later in parsed[i + 1:]:
+            if not live or live is None:
+                break
+            if later_kind == "answer":
+                if later is None:
+                    live = None  # an answer this process cannot read: keep the cell
+                    break
+                names, imports = defined_names(ast.unparse(later))
+                live = live - set(names) - set().union(*(_rebinds(s) for s in imports))
+                continue
+            if later_kind not in ("plain", "test", "setup"):
+                continue
+            if later is None:
+                live = None
+                break
+            for st in later.body:
+                got = _reads(st)
+                if got is None or live & got:
+                    live = None
+                    break
+                live = live - _rebinds(st)
+            if live is None:
+                break
+        if live is not None:
+            out.add(i)
+    return out
+
+
 # --------------------------------------------------------------------------- the walk
 
 
@@ -295,19 +442,43 @@ class _Walk:
             self.origin[n] = gid
             self.ns.pop(n, None)
         results = []
-        for p in self.procs:
-            if self.dead:
-                break
-            p.peer.deadline = time.monotonic() + ANSWER_LIMIT
+        outcomes: list[tuple[str, Any]] = [("skipped", None)] * len(self.procs)
+
+        def run(k: int, p: LearnerProcess) -> None:
             try:
-                results.append(p.root.run_until(gid, names))
+                outcomes[k] = ("ok", p.root.run_until(gid, names))
             except PeerDied as exc:
+                outcomes[k] = ("died", exc)
+            except wire.LearnerTimeout as exc:
+                outcomes[k] = ("timeout", exc)
+            except BaseException as exc:  # noqa: BLE001 - raised again in this thread below
+                outcomes[k] = ("error", exc)
+
+        if not self.dead:
+            for p in self.procs:
+                p.peer.deadline = time.monotonic() + ANSWER_LIMIT
+            threads = [threading.Thread(target=run, args=(k, p), daemon=True,
+                                        name=f"answer-{p.hash_seed}")
+                       for k, p in enumerate(self.procs[1:], start=1)]
+            for t in threads:
+                t.start()
+            run(0, self.procs[0])
+            for t in threads:
+                t.join()
+        for p, (how, value) in zip(self.procs, outcomes, strict=True):
+            if self.dead or how == "skipped":
+                break
+            if how == "ok":
+                results.append(value)
+            elif how == "died":
                 self.dead = re.sub(r" while running `[^`]*`$", f" while running {gid}",
-                                   str(exc))
-            except wire.LearnerTimeout:
+                                   str(value))
+            elif how == "timeout":
                 p.close()
                 self.dead = (f"the submission's process was stopped: {gid} (or a cell before it) "
                              f"ran longer than {ANSWER_LIMIT:g} s")
+            else:
+                raise value
         if self.dead or not results:
             self.answers[gid] = self.dead or "did not run"
             return
@@ -379,6 +550,7 @@ def run_oracle(
     source_nb = read_notebook(root / "solutions" / module.slug / "drill.ipynb")
     submission = read_notebook(Path(notebook))
     walk = _Walk(module.id, source_nb, submission, root / "build", root)
+    skip = unread_plain_cells(source_nb)
     verdicts: list[CellVerdict] = []
     try:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -398,7 +570,7 @@ def run_oracle(
                         walk.test(gid, c.source, float(m.get("points", 0)))
                     if gid == cell:
                         break
-                elif not m.get("grade"):
+                elif not m.get("grade") and i not in skip:
                     walk.plain(gid, c.source)
     finally:
         walk.close()
