@@ -131,6 +131,185 @@ HELDOUT11C: list[Entry] = [
     }, {"passed": True, "why": "file-based intent-and-result with derived key and lookup; two "
                                "fsyncs per call is a true cost", "voice": "file-based, tradeOff"}),
 
+    ("h11c-good-kv-etcd-stored-key", {
+        "checkpoint": "PUT /runs/<id>/steps/<n>/intent (tool, args, key) with a quorum write "
+                      "before the provider call; PUT /runs/<id>/steps/<n>/result once it "
+                      "answers. A crash cannot lose an acknowledged PUT.",
+        "idempotency": "The key is a random token minted once, at the moment the intent key is "
+                       "first PUT, and stored in that value; retries GET it back, they never "
+                       "mint another.",
+        "resumeProtocol": "List steps with an intent and no result. For each: ask the provider "
+                          "whether it knows the stored token; yes: PUT its answer as the "
+                          "result; no: resend with the token if the intent is under 24 h old, "
+                          "else mark the run uncertain for an operator.",
+        "failureMode": "Past the provider's 24 h key retention a run that died between the "
+                       "intent PUT and the result PUT of the charge is not settled "
+                       "automatically: an operator has to look at the provider's records.",
+    }, {"passed": True, "why": "stored key minted once and kept with the durable intent, "
+                               "lookup first, escalate past retention; the failure mode is the "
+                               "sweep's 25 h escalation", "voice": "key-value store"}),
+
+    ("h11c-good-pseudocode-reference-lookup", {
+        "checkpoint": "before send: db.insert(intent(step, ref, args)); db.commit()  "
+                      "after send: db.insert(result(step, receipt)); db.commit()",
+        "idempotency": "ref = f'{run_id}/{step}/{digest(args)}' attached to the charge as the "
+                       "client reference; the provider stores it and lets us search by it, "
+                       "it does NOT dedupe on it",
+        "resumeProtocol": "for it in db.intents_without_result(): hit = "
+                          "provider.find_by_reference(it.ref); hit ? db.insert(result(hit)) : "
+                          "send(it.args, ref=it.ref)   # the search comes first, always",
+        "tradeOff": "every unfinished charge costs one search request on restart, and because "
+                    "the provider does not deduplicate references, skipping that search even "
+                    "once would charge twice: correctness rests on our code, not the provider",
+    }, {"passed": True, "why": "client reference with an intent and a search before every "
+                               "resend is clean even after 25 h; the cost named is true",
+        "voice": "pseudo-code, tradeOff"}),
+
+    ("h11c-good-outbox", {
+        "checkpoint": "Transactional outbox: the step's pending row (what we are about to send, "
+                      "with its key) is committed in the run's own database before the worker "
+                      "sends it; the provider's reply is written to the same row afterwards.",
+        "idempotency": "Each outbox row's key comes from the run id, the step number and a "
+                       "digest of the request body, so the same row always produces the same "
+                       "key.",
+        "resumeProtocol": "The relay restarts and finds rows that are pending without a reply. "
+                          "It first asks the provider about each key; an existing charge "
+                          "closes the row, a missing one is resent with the row's key inside "
+                          "the 24 h retention; beyond it the row is handed to an operator.",
+        "failureMode": "A relay that was down longer than the provider keeps keys cannot tell "
+                       "whether a pending charge went through, so those rows wait for manual "
+                       "review instead of completing.",
+    }, {"passed": True, "why": "an outbox is intent-before-dispatch; derived key, lookup, "
+                               "escalate past retention; failure mode true",
+        "voice": "outbox phrasing"}),
+
+    ("h11c-good-runbook-stored-within-retention", {
+        "checkpoint": "1. Worker writes and commits the call's intent, including its key, "
+                      "before dispatch. 2. Worker writes and commits the response after.",
+        "idempotency": "Key: a UUID generated once per logical call when its intent is "
+                       "written; resends take it from the intent record. Never generate a "
+                       "key at send time.",
+        "resumeProtocol": "On restart, per open intent: age < 24 h -> resend with the recorded "
+                          "key (the provider replays the original answer if it already "
+                          "charged). Age >= 24 h -> do NOT resend; run goes to UNCERTAIN, "
+                          "on-call settles it. The worker does not query the provider.",
+        "tradeOff": "Simple restart path with no lookup endpoint needed, paid for with manual "
+                    "tickets: after a day-long outage every charge left open goes to on-call, "
+                    "including ones that were never actually sent.",
+    }, {"passed": True, "why": "stored key + retry within retention + escalate past it is "
+                               "clean; manual tickets past 24 h, even for unsent charges, is "
+                               "true", "voice": "operator runbook, tradeOff"}),
+
+    ("h11c-good-wrongfield-lookup-in-idempotency", {
+        "checkpoint": "Intent (tool, arguments, key) journaled and committed before dispatch; "
+                      "the result journaled after the call returns. The model's plan is "
+                      "journaled too, so a resumed run never asks it again.",
+        "idempotency": "Derived key (run, step, argument digest), the same on every attempt. "
+                       "On resume we look the call up at the provider by this key before "
+                       "doing anything else; within 24 h a resend with it is deduplicated.",
+        "resumeProtocol": "Replay the journal. Found by the lookup: record it. Not found: "
+                          "resend, same key, while inside retention. Past retention: escalate "
+                          "instead of resending.",
+        "tradeOff": "Restart is slower: one provider round trip per unfinished call before "
+                    "the run can move on, plus a journal commit before every call in normal "
+                    "operation.",
+    }, {"passed": True, "why": "the lookup is told in the idempotency field but the design is "
+                               "intent-and-result, derived key, lookup, escalate; costs true",
+        "voice": "mechanism in the wrong field, tradeOff"}),
+
+    ("h11c-good-halfdone-reference", {
+        "checkpoint": "intent row committed before each call... result row after",
+        "idempotency": "client reference = run id + step (+ args hash), sent with the charge; "
+                       "provider keeps it searchable, forever as far as we know, but won't "
+                       "dedupe on it",
+        "resumeProtocol": "open intent -> search provider by reference first. found: take it. "
+                          "not found: send again with the same reference. never resend "
+                          "without searching",
+        "failureMode": "if the search is skipped or its answer is wrong the provider happily "
+                       "charges a second time, nothing on its side stops it",
+    }, {"passed": True, "why": "intent + client reference + search before resend is clean in "
+                               "every window; the dependency on the search is a true risk",
+        "voice": "half-finished sentences"}),
+
+    ("h11c-good-comment-derived-within-retention", {
+        "checkpoint": "# journal.intent(...) is committed BEFORE the HTTP request\n"
+                      "# journal.result(...) is committed after the response",
+        "idempotency": "# Idempotency-Key: derived from run_id/step/sha256(args); the retry "
+                       "path reads it from the intent, it never builds a new one",
+        "resumeProtocol": "# open intent younger than the provider's 24h retention: resend "
+                          "with the same key, the provider returns the first result if the "
+                          "charge already happened\n# older: no resend, mark UNCERTAIN",
+        "failureMode": "# a crash between the charge's intent and its result, recovered after "
+                       "more than 24h, leaves the run UNCERTAIN until an operator resolves it",
+    }, {"passed": True, "why": "derived key + retry within retention + escalate past it with "
+                               "an intent journal is clean; failure mode is the 25 h "
+                               "escalation", "voice": "code-comment"}),
+
+    ("h11c-good-kv-rocksdb-derived", {
+        "checkpoint": "State lives in an embedded key-value store with synchronous writes: "
+                      "key steps/<n>/intent is written before the provider call, "
+                      "steps/<n>/result after it. The model's choice is stored under "
+                      "steps/0/result.",
+        "idempotency": "Provider key = run id + step + hash of the arguments stored in the "
+                       "intent value; deterministic, so a resend cannot differ.",
+        "resumeProtocol": "Iterate steps/*/intent without a matching result: query the "
+                          "provider by key; present: write the result value; absent within "
+                          "24 h of the intent: resend with that key; absent later: stop the "
+                          "run as uncertain.",
+        "failureMode": "The store is local to one machine: if that disk itself is lost, so is "
+                       "every intent. And a crash between a charge's intent and its result, "
+                       "recovered after 24 h, stops for an operator.",
+    }, {"passed": True, "why": "sync-write KV journal with intent first, derived key, lookup, "
+                               "escalate past retention; both limits named are true",
+        "voice": "key-value store"}),
+
+    ("h11c-good-eventlog-stored-key", {
+        "checkpoint": "Event sourcing: CallRequested (tool, args, key) is appended to the run's "
+                      "event log and flushed before the call; CallCompleted (receipt) after.",
+        "idempotency": "A random key minted when CallRequested is created and carried in that "
+                       "event; resends use the key from the event, never a new one.",
+        "resumeProtocol": "Rebuild the run from its events. A CallRequested with no "
+                          "CallCompleted is looked up at the provider by its key; found -> "
+                          "append CallCompleted; not found -> resend with the same key within "
+                          "24 h of the request, escalate after that.",
+        "tradeOff": "Because the key is random rather than derived, nobody can recompute it "
+                    "from the order: support has to read it from the event log to find a "
+                    "charge at the provider.",
+    }, {"passed": True, "why": "stored key carried in the intent event, lookup, escalate past "
+                               "retention; the key not being recomputable is a true cost",
+        "voice": "event-log phrasing, tradeOff"}),
+
+    ("h11c-good-wrongfield-reference", {
+        "checkpoint": "Before the charge we commit a row holding the order reference we are "
+                      "about to attach (built from run id and step) plus the arguments; the "
+                      "receipt is committed into that row afterwards.",
+        "idempotency": "The provider only lets us search charges by that reference; it does "
+                       "not refuse a second charge with the same one. So the search is our "
+                       "idempotency.",
+        "resumeProtocol": "For a row with no receipt: search the provider by the reference. A "
+                          "match becomes the receipt. No match means it never went through, "
+                          "and the charge is sent again with the same reference.",
+        "failureMode": "The provider accepts the same reference twice, so any code path "
+                       "that sends again before searching would bill the order a second time; "
+                       "the guard is our resume logic alone, and each restart pays one search "
+                       "per open row.",
+    }, {"passed": True, "why": "intent row + client reference + search before resend is "
+                               "clean; the reliance on the search and its cost are true",
+        "voice": "mechanism in the wrong field"}),
+
+    ("h11c-good-pseudocode-stored-within-retention", {
+        "checkpoint": "with tx: journal.put(Intent(step, args, key=new_key())) -- then send -- "
+                      "with tx: journal.put(Result(step, reply))",
+        "idempotency": "new_key() runs once, inside that first transaction; the key is part of "
+                       "the Intent record and send() / resend() read it from there",
+        "resumeProtocol": "def on_resume(i): return resend(i.key) if now - i.at < 24*3600 "
+                          "else escalate(i)  # no provider query",
+        "failureMode": "resumed after 24 h, a charge left between Intent and Result is "
+                       "escalated, not settled; the operator must check the provider by hand",
+    }, {"passed": True, "why": "key minted once in the intent transaction, retry within "
+                               "retention, escalate past it; the failure mode is true",
+        "voice": "pseudo-code"}),
+
     # --- bad -------------------------------------------------------------------------------
     ("h11c-bad-pseudocode-attempt-in-key", {
         "checkpoint": "write_intent(run, step, args) -> commit; call; write_result(run, step, "
@@ -209,4 +388,128 @@ HELDOUT11C: list[Entry] = [
     }, {"passed": False, "why": "self-contradicting: the checkpoint writes the intent before "
                                 "the call, the failure mode says nothing is written until the "
                                 "answer", "voice": "self-contradicting across fields"}),
+
+    ("h11c-bad-wrongfield-false-safety", {
+        "checkpoint": "We persist the idempotency key (run id + step + payload digest) together "
+                      "with the intent, before the charge, and the response after it.",
+        "idempotency": "A lookup by that key at the provider tells us whether the charge "
+                       "exists; a resend reuses the same key.",
+        "resumeProtocol": "Replay; look up unfinished calls; resend if not found within 24 h, "
+                          "escalate if older.",
+        "failureMode": "No window needs a human: W1 to W5 all end with exactly one charge and "
+                       "a completed run, however late the worker comes back.",
+    }, {"passed": False, "why": "the design is the good one, but its failure mode claims a "
+                                "safety the sweep refutes: past 25 h W2-W4 charge crashes "
+                                "escalate", "voice": "mechanism in the wrong field"}),
+
+    ("h11c-bad-false-double-charge", {
+        "checkpoint": "Intent journaled and committed before dispatch, result after.",
+        "idempotency": "A UUID is generated once per operation when its intent is journaled, "
+                       "and reused from the journal on every resend.",
+        "resumeProtocol": "Look the intent's key up at the provider; record it if found, "
+                          "otherwise resend with the same key inside retention, escalate past "
+                          "it.",
+        "failureMode": "A crash right after the provider commits the charge (W3) charges the "
+                       "customer twice when the worker resumes.",
+    }, {"passed": False, "why": "a clean design with a false failure mode: the lookup settles "
+                                "W3, it never charges twice", "voice": "terse, subtle clause"}),
+
+    ("h11c-bad-runbook-no-cost", {
+        "checkpoint": "Worker commits a pending entry (tool, args, key) before every provider "
+                      "call and the provider's answer after it.",
+        "idempotency": "Key = run id + step + argument digest, same for every attempt.",
+        "resumeProtocol": "On restart, query the provider for each pending key; record a hit; "
+                          "resend a miss with the same key within 24 h; escalate older ones.",
+        "tradeOff": "None worth noting: this setup has no downside compared with the "
+                    "alternatives.",
+    }, {"passed": False, "why": "good mechanisms, but the trade-off field names no cost at "
+                                "all (the per-call commit and the 25 h escalation are real)",
+        "voice": "operator runbook, tradeOff"}),
+
+    ("h11c-bad-stuffed-comment-tags", {
+        "checkpoint": "# durable  # checkpointed  # write-ahead  # journaled",
+        "idempotency": "# idempotent  # keyed  # exactly-once  # dedup",
+        "resumeProtocol": "# replay  # reconcile  # lookup  # retry  # escalate",
+        "failureMode": "# W3  # W4  # retention  # double charge",
+    }, {"passed": False, "why": "keyword-stuffed tags: every field lists the right words and "
+                                "says nothing about what is written when, what key, or what "
+                                "resume does", "voice": "code-comment, keyword-stuffed"}),
+
+    ("h11c-bad-stuffed-prose", {
+        "checkpoint": "Checkpointing is handled durably through journaling, intents and "
+                      "results, so state is always checkpointed and consistent.",
+        "idempotency": "Idempotency keys make every call idempotent and exactly-once.",
+        "resumeProtocol": "Resume reconciles by replaying and looking up, then retries "
+                          "idempotently.",
+        "failureMode": "Failure modes are covered by the idempotent, durable design.",
+    }, {"passed": False, "why": "keyword-stuffed prose: no moment of writing, no key "
+                                "derivation, no rule for the unknown call, and no real "
+                                "failure mode", "voice": "keyword-stuffed"}),
+
+    ("h11c-bad-contradict-new-key-on-resume", {
+        "checkpoint": "Write the intent and commit before calling; write the result after.",
+        "idempotency": "Key derived from run id + step + argument digest, never regenerated.",
+        "resumeProtocol": "For an intent with no result, look it up at the provider; if it is "
+                          "missing, resend it under a freshly generated key so the provider "
+                          "does not reject the retry as a duplicate.",
+        "failureMode": "Past 24 h a crash mid-charge needs an operator.",
+    }, {"passed": False, "why": "self-contradicting: the key is 'never regenerated' yet the "
+                                "resend gets a fresh key, which the provider cannot dedupe",
+        "voice": "self-contradicting across fields"}),
+
+    ("h11c-bad-contradict-within-resume", {
+        "checkpoint": "Intent journaled before dispatch, result after, both committed.",
+        "idempotency": "Same derived key (run, step, args digest) on every attempt.",
+        "resumeProtocol": "Look each unfinished call up by key before resending. In practice "
+                          "the worker does not contact the provider on restart at all, it "
+                          "just sends the unfinished calls again.",
+        "failureMode": "One extra commit per call.",
+    }, {"passed": False, "why": "self-contradicting: the resume field promises a lookup, "
+                                "then says nobody asks the provider and everything is resent",
+        "voice": "self-contradicting within a field"}),
+
+    ("h11c-bad-halfdone-vague", {
+        "checkpoint": "we save where we are so that...",
+        "idempotency": "payments shouldn't happen twice, the key handles",
+        "resumeProtocol": "restart and continue from the last good point, retrying whatever",
+        "failureMode": "some edge cases, tbd",
+    }, {"passed": False, "why": "content-free: no moment of writing, no key, no rule for an "
+                                "unknown outcome, no failure mode", "voice": "half-finished "
+                                "sentences, vague"}),
+
+    ("h11c-bad-only-after-ack", {
+        "checkpoint": "Each call gets an intent row with its tool, arguments and key, but the "
+                      "row is only inserted after the provider has acknowledged the request; "
+                      "the result goes into the same row.",
+        "idempotency": "The key is derived from run id, step and an argument digest.",
+        "resumeProtocol": "Replay the rows; for an intent without a result, look it up by key "
+                          "and resend with the same key if the provider has nothing.",
+        "failureMode": "After the 24 h retention a lookup no longer proves anything.",
+    }, {"passed": False, "why": "'only after the provider acknowledged' makes it result-only: "
+                                "a W3/W4 crash leaves no row, so after 25 h the resend charges "
+                                "twice", "voice": "subtle clause"}),
+
+    ("h11c-bad-snapshot-every-two", {
+        "checkpoint": "Like LangGraph: the whole run state is dumped to state.json every two "
+                      "steps; between dumps it is only in the process.",
+        "idempotency": "Key derived from run id, step and payload digest, identical across "
+                       "retries.",
+        "resumeProtocol": "Load state.json, look up the pending call's key at the provider, "
+                          "resend with it if nothing is found.",
+        "tradeOff": "Far fewer writes than journaling every call, at the price of redoing up "
+                    "to one step after a crash.",
+    }, {"passed": False, "why": "a snapshot loses the model's decision and the charge; asked "
+                                "again the model answers a new amount, a new derived key, a "
+                                "second charge", "voice": "file-based, tradeOff"}),
+
+    ("h11c-bad-reference-resent", {
+        "checkpoint": "Intent committed before the charge, receipt committed after.",
+        "idempotency": "We put our order reference (run id + step) in the charge's metadata; "
+                       "the provider stores it and it shows up in its search.",
+        "resumeProtocol": "Unfinished charge on restart: send it again with the same "
+                          "reference, so the provider sees it is the same order.",
+        "tradeOff": "No lookup call on restart, so recovery is quick.",
+    }, {"passed": False, "why": "a client reference is not deduplicated; resending it "
+                                "without searching first charges twice in W3/W4, at once",
+        "voice": "subtle clause, tradeOff"}),
 ]
