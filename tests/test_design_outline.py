@@ -790,3 +790,28 @@ def test_a_denial_after_the_send_is_read_only_after_the_send() -> None:
     assert g.denied_after_the_send(after) == "nothing has been written"
     assert g.denied_after_the_send("In W1 nothing has been written yet.") == ""
     assert g.denied_after_the_send("If the reply is lost, we would have nothing written.") == ""
+
+
+def test_retry_within_retention_is_minirts_reconcile_without_its_lookup() -> None:
+    """The design's policy is ReconcileByLookup(ask_lookup=False): minirt's 60 s margin and
+    EffectKeyMayBePruned, never the lookup; an unkeyed call is resent as a new effect."""
+    from types import SimpleNamespace
+
+    from minirt.idempotency import EffectKeyMayBePruned
+    from minirt.tools import EffectClass, ToolCall
+
+    def never(call):  # pragma: no cover - must never be called
+        raise AssertionError("the lookup was asked")
+
+    def ctx(elapsed: float) -> SimpleNamespace:
+        intent = SimpleNamespace(opening=SimpleNamespace(kind="intent", at=1000.0))
+        return SimpleNamespace(runtime=SimpleNamespace(clock=SimpleNamespace(
+            now=lambda: 1000.0 + elapsed)), journal=SimpleNamespace(at=lambda step: intent))
+
+    keyed = SimpleNamespace(effect=EffectClass.KEYED, retention_for=3600.0, lookup=never)
+    call = ToolCall("r1", 1, "charge", {"amount_cents": 1}, "ek_x")
+    assert dp.resend_within_retention(ctx(60.0), keyed, call).kind == "redispatch"
+    with pytest.raises(EffectKeyMayBePruned):  # inside minirt's margin, not past retention
+        dp.resend_within_retention(ctx(3600.0 - 30), keyed, call)
+    unkeyed = SimpleNamespace(effect=EffectClass.IRREVERSIBLE, retention_for=None, lookup=never)
+    assert dp.resend_within_retention(ctx(90_000.0), unkeyed, call).kind == "redispatch"
