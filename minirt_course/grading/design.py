@@ -322,7 +322,8 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
     if idem is not None and idem.choice in KEYS:  # "the key is never handed to the provider"
         for where in ("checkpoint", "resumeProtocol"):
             r = readings.get(where)
-            said = asserted_qualifier("idempotency", r.text) if r is not None else None
+            said = (asserted_qualifier("idempotency", r.text) if r is not None and re.search(
+                r"\b(key|token|uuid|reference)s?\b", r.text, re.I) else None)
             if said and said[0] == Idempotency.NONE and re.search(
                     r"\b(key|token|uuid|reference)s?\b", said[1] + " " + clause_before(
                         r.text, said[1])) and not any(said[1] in line for line in out):
