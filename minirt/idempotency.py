@@ -163,17 +163,22 @@ class ReconcileByLookup:
     says "not found" *within* the provider's retention; past it, escalate; without lookup, decide
     by effect class and the tool's :class:`Delivery`. ``margin_for`` (seconds) is subtracted from
     the retention to absorb clock skew between the runtime and the provider.
+    ``ask_lookup=False`` never calls a tool's lookup: every tool is decided as if it had none (a
+    keyed call is resent with its key within the retention less ``margin_for`` and escalates
+    with :class:`EffectKeyMayBePruned` past it), for a design that trusts the provider's
+    deduplication within its window instead of asking (module 05b's ``retry-within-retention``).
     Idempotent: reconciling the same intent twice asks the same questions and gives the same
     answer as long as the provider's answer does not change.
     """
 
     margin_for: float = 60.0
+    ask_lookup: bool = True
 
     def __call__(self, ctx: Context, tool: Tool, call: ToolCall) -> Resolution:
         retention = retention_of(tool)
         elapsed = ctx.runtime.clock.now() - first_sent_at(ctx, call)
         expired = retention is not None and elapsed >= retention - self.margin_for
-        if has_lookup(tool):
+        if self.ask_lookup and has_lookup(tool):
             try:
                 found = tool.lookup(call)  # type: ignore[attr-defined]
             except MinirtError as exc:  # the lookup itself got no answer: still unknown
@@ -187,7 +192,8 @@ class ReconcileByLookup:
             return Resolution("redispatch", reason="pure: safe to run again")
         if tool.effect is EffectClass.KEYED:
             if expired:
-                raise self._pruned(call, elapsed, retention, "no lookup to ask")
+                raise self._pruned(call, elapsed, retention, "no lookup to ask" if
+                                   self.ask_lookup else "the lookup is not asked, by design")
             return Resolution("redispatch", reason="keyed, within retention: the provider "
                                                    "deduplicates the resend")
         delivery = delivery_of(tool)

@@ -722,3 +722,96 @@ def test_a_failure_mode_that_denies_a_stored_key_or_a_never_resend_is_a_contradi
         failureMode="After 24 h the worker simply resends it with the same key; the cost is a "
                     "lookup."))
     assert not never.passed and any("resume protocol says" in c for c in never.contradictions)
+
+
+# -- a mechanism one field names and another field denies (issue 17, stop s8, reader11) ---------
+# HELDOUT9's last three unnamed contradictions showed the class: a lookup said not to exist, a
+# crash after the call left said to find nothing written, a write said to wait for the reply.
+# These outlines are in other words than HELDOUT9's; before the fix none of the eight was named.
+
+@pytest.mark.parametrize("change,denied", [
+    ({"failureMode": "The PSP gives no means of querying a past payment, so after a crash we "
+                     "just resubmit and hope; the cost is an extra write."}, "no means of quer"),
+    ({"idempotency": "The key is sha256 of run id and step, the same on every retry; sadly "
+                     "there is no way to look a charge up by it."}, "no way to look"),
+    ({"failureMode": "A crash after the provider has captured the payment, with the reply "
+                     "lost: nothing for that charge was recorded yet, so the restart pays "
+                     "again."}, "nothing for that charge was recorded"),
+    ({"resumeProtocol": "Unfinished steps are looked up at the provider by key; since the "
+                        "worker commits its row only once the provider has replied, a missing "
+                        "row means it was never sent, and then we send it."}, "only once"),
+    ({"idempotency": "The key comes from the run id and the step and never changes; we never "
+                     "write anything down ourselves, the provider keeps it."},
+     "never write anything"),
+    ({"failureMode": "The key never leaves our own database, so in W3 the provider cannot spot "
+                     "the resend and charges twice."}, "never leaves our own database"),
+    ({"resumeProtocol": "Open intents are looked up at the provider; the key itself is never "
+                        "handed to the provider, we keep it for our own records."},
+     "never handed to the provider"),
+    ({"checkpoint": "The intent row, with the key, is committed before the call and the result "
+                    "after; the key is not passed along to the PSP."}, "not passed along"),
+])
+def test_a_field_that_denies_what_another_field_asserts_is_named(change: dict, denied: str
+                                                                ) -> None:
+    grade = grade_design_outline(good(**change))
+    assert not grade.passed
+    named = [line for line in grade.feedback if "contradict" in line]
+    assert named and any(denied in line for line in named), grade.feedback
+
+
+@pytest.mark.parametrize("change", [
+    {"failureMode": "A crash in W1, before the intent is written: nothing about the call has "
+                    "been written yet, so the step just runs again; the cost is an extra write "
+                    "per call."},
+    {"resumeProtocol": "For an intent with no result, ask the provider by its key: a found "
+                       "charge is recorded; if the provider has no record, resend with the same "
+                       "key; past 24 h never resend, escalate to an operator."},
+    {"failureMode": "After a crash in W3 the provider has charged and our reply is lost, but "
+                    "the intent is never lost: it was committed before the call, so the lookup "
+                    "finds the charge. The cost is one lookup per unfinished call."},
+    {"idempotency": "Derived from run id and step, never random and never regenerated, so "
+                    "every retry sends the same key."},
+    {"checkpoint": "The intent row is committed before the call and the result after; no call "
+                   "is ever made without that row."},
+    {"checkpoint": "The intent row, with the key we pass to the provider, is committed before "
+                   "the call and the result after; we never send anything before that commit."},
+    {"failureMode": "In W3 the provider charged and the reply is lost: the intent is on disk, "
+                    "nothing else is written yet, so the resume looks the key up. It costs one "
+                    "lookup per unfinished call."},
+])
+def test_a_harmless_never_or_no_is_not_called_a_contradiction(change: dict) -> None:
+    grade = grade_design_outline(good(**change))
+    assert grade.passed and not grade.contradictions, grade.feedback
+    assert not any("contradict" in line for line in grade.feedback)
+
+
+def test_a_denial_after_the_send_is_read_only_after_the_send() -> None:
+    after = "Between the PSP committing the charge and our write, nothing has been written yet."
+    assert g.denied_after_the_send(after) == "nothing has been written"
+    assert g.denied_after_the_send("In W1 nothing has been written yet.") == ""
+    assert g.denied_after_the_send("If the reply is lost, we would have nothing written.") == ""
+
+
+def test_retry_within_retention_is_minirts_reconcile_without_its_lookup() -> None:
+    """The design's policy is ReconcileByLookup(ask_lookup=False): minirt's 60 s margin and
+    EffectKeyMayBePruned, never the lookup; an unkeyed call is resent as a new effect."""
+    from types import SimpleNamespace
+
+    from minirt.idempotency import EffectKeyMayBePruned
+    from minirt.tools import EffectClass, ToolCall
+
+    def never(call):  # pragma: no cover - must never be called
+        raise AssertionError("the lookup was asked")
+
+    def ctx(elapsed: float) -> SimpleNamespace:
+        intent = SimpleNamespace(opening=SimpleNamespace(kind="intent", at=1000.0))
+        return SimpleNamespace(runtime=SimpleNamespace(clock=SimpleNamespace(
+            now=lambda: 1000.0 + elapsed)), journal=SimpleNamespace(at=lambda step: intent))
+
+    keyed = SimpleNamespace(effect=EffectClass.KEYED, retention_for=3600.0, lookup=never)
+    call = ToolCall("r1", 1, "charge", {"amount_cents": 1}, "ek_x")
+    assert dp.resend_within_retention(ctx(60.0), keyed, call).kind == "redispatch"
+    with pytest.raises(EffectKeyMayBePruned):  # inside minirt's margin, not past retention
+        dp.resend_within_retention(ctx(3600.0 - 30), keyed, call)
+    unkeyed = SimpleNamespace(effect=EffectClass.IRREVERSIBLE, retention_for=None, lookup=never)
+    assert dp.resend_within_retention(ctx(90_000.0), unkeyed, call).kind == "redispatch"

@@ -16,6 +16,7 @@ from minirt.idempotency import (
     EffectKeyConflict,
     EffectKeyMayBePruned,
     KeyRegistry,
+    ReconcileByLookup,
     effect_key,
     logical_operations,
     reconcile_by_lookup,
@@ -278,6 +279,22 @@ def test_the_policy_gives_the_same_answer_twice(world) -> None:
     tool = rt.tools["charge"]
     assert reconcile_by_lookup(ctx, tool, call) == reconcile_by_lookup(ctx, tool, call)
     assert reconcile_by_lookup(ctx, tool, call).kind == "result"
+
+
+def test_without_asking_the_lookup_a_keyed_call_is_resent_only_within_retention_less_the_margin(
+        world) -> None:
+    by_retention = ReconcileByLookup(ask_lookup=False)
+    world.crash("charge", "after_provider_commit")  # the charge is committed, the reply lost
+    world.clock.advance(3600)
+    out = world.runtime(reconcile=by_retention).resume("r1")
+    assert out.state is RunState.SUCCEEDED and len(world.pay.effects("charge")) == 1
+    assert "lookup" not in [r["op"] for r in world.pay.requests]  # resent, deduplicated by key
+    world.crash("charge", "after_provider_commit", run_id="r2")
+    world.clock.advance(DAY - 90)  # first sent DAY - 30 s ago: inside the 60 s margin
+    late = world.runtime(reconcile=by_retention).resume("r2")
+    assert late.state is RunState.UNCERTAIN and type(late.error) is EffectKeyMayBePruned
+    assert "not asked" in late.error.reason and len(world.pay.effects("charge")) == 2
+    assert "lookup" not in [r["op"] for r in world.pay.requests]
 
 
 # -- the email decision -------------------------------------------------------------------------

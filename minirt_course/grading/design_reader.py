@@ -19,7 +19,8 @@ that lists mechanism words without a predicate (no order, condition or compositi
 what, when), or names them only in decorators and comments, is a ``[contradiction]`` problem
 (:func:`stuffing`), never a choice. Not guaranteed: every English phrasing (measured limits in
 :mod:`minirt_course.grading.design`); reading intent beyond one field, which is
-:func:`minirt_course.grading.design.across_fields`.
+:func:`minirt_course.grading.design.across_fields` (it reads :data:`DENIALS`, qualifiers and
+:func:`denied_after_the_send` of one field in the others).
 """
 
 from __future__ import annotations
@@ -712,6 +713,14 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"log|db|database|disk|table|store) )?(anything |it |the "
          r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
          "the call"),
+        # issue 17 (stop s8): the "only" after the object, "we write the record only when the
+        # answer comes back", "commits its row only once the provider has replied"
+        (r"\b(write|writes|record|records|journal|journals|persist|persists|save|saves|store|"
+         r"stores|commit|commits|insert|inserts|log|logs|append|appends) (the |a |an |our |its |"
+         r"this |that |any )?(intent|intention|row|entry|record|line|event|marker)s? only (after|"
+         r"once|when|as soon as) (the |its |a |an )?(answer|reply|response|result|receipt|outcome|"
+         r"provider|psp|bank|gateway|call|charge|payment)\w*", Checkpoint.RESULT_ONLY,
+         "the record is written only when the call returns"),
         (r"\bintent\w* (as soon as|once|when|after) the (response|answer|reply|result|provider|"
          r"call)", Checkpoint.RESULT_ONLY, "the intent is written when the response arrives"),
         (r"together with the (result|response|outcome|answer)", Checkpoint.RESULT_ONLY,
@@ -885,7 +894,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
          r"token|id)s?\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the current time is part of the key"),
-        (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*)( it| the "
+        (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*|hand\w*|"
+         r"giv\w*|shar\w*|show\w*|reveal\w*|expos\w*)( it| the "
          r"key| them)?( along| on| through| over| out)? (to|with|in) (the )?(\w+ )?(provider|psp|"
          r"stripe|api|request|charge)",
          Idempotency.NONE, "the key is never sent to the provider"),
@@ -895,6 +905,11 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          Idempotency.NONE, "the key is never sent"),
         (r"(stored|kept|saved) (\w+ ){0,3}(in|to) our (own )?(journal|db|database|store|table) "
          r"only|only in our (own )?(journal|db|database|store)", Idempotency.NONE,
+         "the key stays in our own journal"),
+        # issue 17 (stop s8): "the key never leaves our own database"
+        (r"\b(key|token|uuid|reference)s? (\w+ )?(never|not|doesn't|does not|don't|do not) (ever )?"
+         r"(leaves?|goes? out of|gets? out of|exits?) (our|the|its) (own )?(journal|db|database|"
+         r"store|table|system|side|process|service|walls|premises)\b", Idempotency.NONE,
          "the key stays in our own journal"),
         (r"keep (it|the key|them) to (ourselves|itself|us)", Idempotency.NONE,
          "the key is kept to ourselves"),
@@ -999,11 +1014,24 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"offers?|provides?|exposes?|supports?) no (\w+ )?(lookup|search|query|status|get|read)\w*"
          r"( api| endpoint| call)?\b|\bno (lookup|search|query|status) (api|endpoint)s?\b",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider has no lookup"),
+        # issue 17 (stop s8): the lookup said not to exist in other words: "offers no facility
+        # for enquiring about a reference", "there is no way to ask it", "it cannot be queried"
+        (r"\b(provider|psp|stripe|gateway|processor|bank|api|it|they)\b[^.;]{0,15}\b(has|have|"
+         r"offers?|provides?|exposes?|supports?|gives?) no (\w+ ){1,2}(for|of|to) (\w+ )?(look\w* "
+         r"(\w+ ){0,2}up|lookup|search\w*|quer\w*|enquir\w*|inquir\w*|ask\w*|check\w*|find\w*|"
+         r"retriev\w*|fetch\w*|read\w*)|\b(there is|there's|we have|with) no (way|means|facility|"
+         r"method|option) (to|of|for) (\w+ )?(look\w* (\w+ ){0,2}up|lookup|search\w*|quer\w*|"
+         r"enquir\w*|inquir\w*|ask\w*|check\w*|find\w*|retriev\w*|fetch\w*)|\b(provider|psp|"
+         r"stripe|gateway|processor|bank)\b (can ?not|can't|cannot) be (asked|queried|searched|"
+         r"checked|enquired|inquired|consulted)\b", frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider has no lookup"),
     ),
 }
 _SCOPE_ENDS = {"and", "then", "we", "it", "they", "but", "so", "which", "that"}
 _MOMENT = re.compile(r"\b(crash\w*|dies|died|die|fails|killed|w[1-5]|yet|window|between|"
                      r"during)\b")
+#: A record said to be missing at the provider ("the provider has no record"), not in our
+#: journal: the subject ends the clause before a checkpoint denial.
+_PROVIDER_HAS = re.compile(r"\b(provider|psp|stripe|gateway|processor|bank|api)'?s?( \w+){0,2}\s*$")
 _HYPO_DENIAL = re.compile(r"\b(would|could|might|may|if|otherwise|unless|were|suppose|had|"
                           r"imagine|naive|naively|instead)\b")
 
@@ -1029,6 +1057,8 @@ def denial(field_name: str, t: str, choice: str, skip: tuple[int, int] = (-1, -1
                 continue
             if _FOR_OTHER_PARTY.search(clause + m.group(0)):
                 continue  # "the booking API has no search": a limit of the other provider
+            if field_name == "checkpoint" and _PROVIDER_HAS.search(clause):
+                continue  # "resend only when the provider has no record": not our journal
             if m.group(0).split()[0] in _DETERMINERS and _SCOPE_ENDS & set(gap):
                 continue  # "intents without a reply and queries the provider": scope ended
             said = (clause + m.group(0)).split()
@@ -1036,6 +1066,42 @@ def denial(field_name: str, t: str, choice: str, skip: tuple[int, int] = (-1, -1
                 continue  # "never resend without asking the provider": a double negation
             return m.group(0), why
     return None
+
+
+#: A crash placed after the call left (W3, W4): the provider has charged, the reply is lost or
+#: not yet recorded. At that moment a journaled intent exists, so "nothing is written yet" there
+#: denies it (issue 17, stop s8); before the intent (W1) the same words are true.
+_AFTER_SEND = re.compile(
+    r"\b(after|once|when|between|since) (the )?(provider|psp|bank|gateway|stripe|processor|api)"
+    r"\w*( has| had)? (commit|charg|accept|process|succeed|took|execut|debit|captur|complet)\w*|"
+    r"\b(after|once|when) (the |our |a )?(call|charge|request|payment)s? (is |was |has been |had "
+    r"been )?(sent|made|dispatched|issued|out|left|succeeded|went through|goes through|accepted|"
+    r"processed)\b|\b(reply|response|answer|receipt)s? (is |was |gets |got )?(lost|dropped)\b|"
+    r"\bw[34]\b")
+_BEFORE_INTENT = re.compile(r"\bw[12]\b|\bbefore (the |any |an |its )?(intent|pending|record|row|"
+                            r"entry|journal|write|append|commit)")
+_NOTHING_OF_THE_CALL = (
+    rf"\bnothing\b( (about|of|for|on|regarding) (the |this |that |our |its )?(\w+ )?(call|charge|"
+    rf"payment|request|operation|attempt|step)s?)?( (is|has|had|was|gets|got|will))?( (been|yet|"
+    rf"ever|be))* {_WRITTEN}\b",
+    r"\bno (record|trace|row|entry|intent|mark|note)s? (at all )?(of|about|for) (the |this |that |"
+    r"its |our )?(\w+ )?(call|charge|payment|request)s?\b",
+    rf"\b(intent|call|charge|request)s? (is |was |has |had |have )?(not|never) (yet )?(been )?"
+    rf"{_WRITTEN}\b")
+
+
+def denied_after_the_send(text: str) -> str:
+    """The phrase of a failure mode saying nothing about the call is written at a moment after
+    the call left ("a crash between the provider committing the charge and our write: at that
+    point nothing about the call has been written yet"), or "". Only in a sentence that places
+    its crash after the send and not before the intent; not in a hypothetical clause."""
+    for sentence in re.split(r"[.;!?\n]", normalise(text)):
+        if not _AFTER_SEND.search(sentence) or _BEFORE_INTENT.search(sentence):
+            continue
+        for m in (m for p in _NOTHING_OF_THE_CALL for m in re.finditer(p, sentence)):
+            if not _HYPO_DENIAL.search(_CLAUSE.split(sentence[:m.start()])[-1]):
+                return m.group(0)
+    return ""
 
 
 #: The mechanism a qualifier may undo (a qualifier about memory does not undo "none").
@@ -1121,6 +1187,15 @@ def qualifier(field_name: str, text: str) -> tuple[str, str, str] | None:
     """The first qualifier of ``field_name`` in ``text`` that is not itself negated: (the choice
     it describes, the phrase, why), or None. Used to read one field's claim in another field."""
     return _qualifier(field_name, normalise(text))
+
+
+def clause_before(text: str, phrase: str) -> str:
+    """What the clause of the normalised ``text`` says before the first occurrence of
+    ``phrase`` (itself normalised text): the verb a qualifier such as "only when the answer
+    comes back" modifies. '' when ``phrase`` does not occur."""
+    t = normalise(text)
+    at = t.find(phrase)
+    return "" if at < 0 else _CLAUSE.split(t[:at])[-1]
 
 
 def asserted_qualifier(field_name: str, text: str, about_a_crash: bool = False

@@ -21,7 +21,8 @@ What each choice changes (and nothing else):
 - ``Resume``: the reconcile policy: look up, then resend within retention
   (:class:`~minirt.idempotency.ReconcileByLookup`); resend blindly; resend with the same key
   within the provider's retention and escalate past it, asking nothing
-  (:func:`resend_within_retention`); fail the run and refund
+  (:func:`resend_within_retention`: minirt's ``ReconcileByLookup(ask_lookup=False)``, its
+  margin and its :class:`~minirt.idempotency.EffectKeyMayBePruned`); fail the run and refund
   what has a receipt (:func:`give_up` and :func:`pay_then_book_or_refund`); or escalate.
 
 The model is :class:`DriftingModel`: asked again, it answers differently (as a sampled LLM
@@ -52,8 +53,6 @@ from minirt.idempotency import (
     KeyFunction,
     ReconcileByLookup,
     effect_key,
-    first_sent_at,
-    retention_of,
 )
 from minirt.journal import OUTCOME_KINDS
 from minirt.run import RunState
@@ -317,18 +316,22 @@ def resend_blindly(ctx: Context, tool: Any, call: ToolCall) -> Resolution:
     return Resolution("redispatch", reason="blind retry of an unfinished call")
 
 
+#: minirt's reconcile policy without its lookup: a keyed call resent with its key within the
+#: provider's retention (less minirt's safety margin), EffectKeyMayBePruned past it.
+_BY_RETENTION = ReconcileByLookup(ask_lookup=False)
+
+
 def resend_within_retention(ctx: Context, tool: Any, call: ToolCall) -> Resolution:
     """``retry-within-retention``: resend the unfinished call with its key while the intent is
     younger than the provider's key retention (the provider answers a retry with the original
-    effect); past it, never resend: the run waits UNCERTAIN for an operator. Nothing is looked
-    up, so a call made without a key that stays the same is resent as a new effect."""
-    retention = retention_of(tool)
-    elapsed = ctx.runtime.clock.now() - first_sent_at(ctx, call)
-    if retention is not None and elapsed >= retention:
-        return Resolution("unknown", reason=f"{elapsed / 3600:.0f} h since the intent, past the "
-                                            f"provider's {retention / 3600:.0f} h key retention: "
-                                            "escalated, not resent")
-    return Resolution("redispatch", reason="within retention: resent with the same key")
+    effect); past it, never resend: the run waits UNCERTAIN for an operator. A keyed call is
+    decided by minirt's :class:`~minirt.idempotency.ReconcileByLookup` with ``ask_lookup=False``
+    (its retention rule, margin and :class:`~minirt.idempotency.EffectKeyMayBePruned`), so the
+    two cannot drift. Nothing is looked up, so a call made without a key (a tool that is not
+    keyed) is resent as a new effect."""
+    if tool.effect is not EffectClass.KEYED:
+        return Resolution("redispatch", reason="no key to trust: resent as a new effect")
+    return _BY_RETENTION(ctx, tool, call)
 
 
 def escalate(ctx: Context, tool: Any, call: ToolCall) -> Resolution:
