@@ -20,7 +20,8 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
    one warm template that imported nbgrader once (:mod:`minirt_course.course.nbrun`; a plain
    `python -m nbgrader` where fork is unavailable, the template died, or
    MINIRT_NBGRADER_WARM=0);
-5. reads the scores from the gradebook (nbgrader.api.Gradebook) and the first line of each failing
+5. reads the scores from the gradebook (nbgrader.api.Gradebook, imported in a thread while
+   autograde runs: :func:`_prefetch_gradebook_api`) and the first line of each failing
    cell's error from the autograded notebook ("AssertionError: [stale-completion] ...");
 6. grades the same notebook out of the learner's reach (:mod:`minirt_course.course.oracle`, started
    on the staged copy, before generate_assignment, and run alongside nbgrader): the answer
@@ -49,6 +50,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -795,7 +797,9 @@ def autograde_many(
         # Only now that the drill is registered does this attempt replace the previous one.
         for name, path in staged.items():
             _submit(module, lay, name, path)
+        prefetch = _prefetch_gradebook_api()
         failed = _autograde(module, lay, learners, one_per_run, verbose, runner)
+        prefetch.join()
         verdicts = oracles.collect() if oracles is not None else {}
         graded = [n for n in learners if n not in failed]
         for name in graded:
@@ -830,6 +834,26 @@ def autograde_many(
             out[name] = _read_report(module, lay, name, source_nb, hidden, seconds,
                                      verdicts.get(name) if oracles is not None else None)
     return out
+
+
+def _prefetch_gradebook_api() -> threading.Thread:
+    """Import nbgrader.api (about 0.8-1 s of CPU in a fresh process) in a thread while
+    `nbgrader autograde` runs, for the gradebook reads and writes that follow it.
+
+    Only the moment changes: it is the module this process imports right after autograde anyway
+    (:func:`_write_final_scores`), and the caller joins the thread before that. While autograde
+    runs, this process only waits for it (no other import that could contend for an import
+    lock), starts no process but through exec (subprocess; the warm template forks in its own
+    process), and runs no learner code. An import error is left to the caller's own import to
+    raise."""
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            import nbgrader.api  # noqa: F401
+
+    thread = threading.Thread(target=run, name="import-nbgrader-api", daemon=True)
+    thread.start()
+    return thread
 
 
 def _autograde(module: Module, lay: Layout, learners: list[str], one_per_run: bool,
