@@ -775,18 +775,25 @@ def autograde_many(
     lay = layout(course_root)
     module = _drill_module(module_id, lay)
     learners = [_check_learner(name) for name in submissions]
-    for name, path in submissions.items():
-        try:
-            check_submission(module.id, path, lay.root)
-        except CourseError as exc:
-            if len(submissions) == 1:
-                raise
-            raise type(exc)(f"learner {name}: {exc}") from None
     started = time.monotonic()
-    # The warm nbgrader template imports while the submissions are copied and the out-of-kernel
-    # grader starts; the oracle reads only the submitted copy and the source, never the
-    # gradebook, so it runs alongside generate_assignment too.
+    # The warm nbgrader template imports while the notebooks are checked (it reads nothing of
+    # them and runs no command before they pass; a refused one kills it), then while the
+    # submissions are copied and the out-of-kernel grader starts; the oracle reads only the
+    # submitted copy and the source, never the gradebook, so it runs alongside
+    # generate_assignment too.
     runner = _warm_runner(lay)
+    try:
+        for name, path in submissions.items():
+            try:
+                check_submission(module.id, path, lay.root)
+            except CourseError as exc:
+                if len(submissions) == 1:
+                    raise
+                raise type(exc)(f"learner {name}: {exc}") from None
+    except BaseException:
+        if runner is not None:
+            runner.kill()
+        raise
     oracles: _OracleRuns | None = None
     staged: dict[str, Path] = {}
     try:

@@ -42,6 +42,7 @@ EOF on stdin ends the template (at once: ``os._exit`` after flushing its stdout,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -87,7 +88,6 @@ def warm_feedback() -> None:
 
     Best effort: a library that moved leaves its cache cold (the command then builds it itself),
     and nothing is printed (the template's stdout is the protocol)."""
-    import contextlib
     import io
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
@@ -241,6 +241,13 @@ class Runner:
             self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+
+    def kill(self) -> None:
+        """End the template at once, whatever it is doing (a grading refused before its first
+        command), and wait for it."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.close()
 
     def __enter__(self) -> Runner:
         return self
