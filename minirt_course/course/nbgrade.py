@@ -607,7 +607,17 @@ def register(
         and (db_file is None or db_file.is_file())
     )
     if not fresh:
-        gradebook.ensure(lay.db_url)  # a new gradebook without nbgrader's `alembic heads` run
+        # a new gradebook without nbgrader's `alembic heads` run; in a fork of the warm template
+        # when there is one (it has imported nbgrader.api; this process imports it later, while
+        # autograde runs), else here
+        done = False
+        if runner is not None:
+            try:
+                done = runner.ensure_gradebook(lay.db_url)
+            except (OSError, nbrun.RunnerDied):
+                done = False
+        if not done:
+            gradebook.ensure(lay.db_url)
         generate_release(module.id, lay.root, release_dir=release_root, verbose=verbose,
                          runner=runner)
         stamp.write_text(want)

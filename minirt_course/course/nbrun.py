@@ -37,6 +37,9 @@ Not guaranteed: isolation between commands beyond what separate processes give; 
 Protocol (one JSON object per line): the parent writes ``{"args": [...], "log": "path"}``; the
 template answers ``{"rc": N, "cpu": seconds}`` when the command has ended (``cpu``: what the
 command and the processes it waited for, its kernel included, used; null when run plainly).
+``{"gradebook": db_url}`` runs :func:`minirt_course.course.gradebook.ensure` in a fork the same
+way (a first grading's missing gradebook, made before ``generate_assignment``; the fork opens it,
+the template never does).
 EOF on stdin ends the template (at once: ``os._exit`` after flushing its stdout, no teardown).
 """
 
@@ -165,6 +168,28 @@ def _one(args: list[str], log: str) -> tuple[int, float | None]:
     return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
 
 
+def _ensure_gradebook(db_url: str) -> tuple[int, float | None]:
+    """In a fork: :func:`minirt_course.course.gradebook.ensure` (exit 0 whether or not it made the
+    file, 1 if it raised), with nbgrader.api and sqlalchemy already imported here."""
+    if threading.active_count() > 1:
+        return 1, None  # the caller then makes it itself
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):  # never the protocol's pipe
+                os.dup2(devnull, fd)
+            from minirt_course.course import gradebook
+
+            gradebook.ensure(db_url)
+            code = 0
+        finally:
+            os._exit(code)
+    _, status, usage = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
+
+
 def serve(stdin: IO[str], stdout: IO[str]) -> int:
     """The template's loop: import, then run one command per request line until EOF."""
     import importlib
@@ -178,7 +203,10 @@ def serve(stdin: IO[str], stdout: IO[str]) -> int:
         if not line.strip():
             continue
         req = json.loads(line)
-        rc, cpu = _one([str(a) for a in req["args"]], str(req["log"]))
+        if "gradebook" in req:
+            rc, cpu = _ensure_gradebook(str(req["gradebook"]))
+        else:
+            rc, cpu = _one([str(a) for a in req["args"]], str(req["log"]))
         stdout.write(json.dumps({"rc": rc, "cpu": cpu}) + "\n")
         stdout.flush()
     return 0
@@ -241,6 +269,24 @@ class Runner:
             self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+
+    def ensure_gradebook(self, db_url: str) -> bool:
+        """:func:`minirt_course.course.gradebook.ensure` in a fresh fork of the template, which has
+        imported nbgrader.api already (about 0.8-1 s of CPU this process would otherwise spend
+        at the start of a first grading, alongside the template's own imports); True if it ran
+        to the end (the gradebook then exists, or nbgrader will make it its own way), False if
+        the caller should call ``ensure`` itself."""
+        assert self.proc.stdin is not None
+        if not self._ready:
+            self._read()
+            self._ready = True
+        try:
+            self.proc.stdin.write(json.dumps({"gradebook": db_url}) + "\n")
+            self.proc.stdin.flush()
+        except OSError as exc:
+            raise RunnerDied(f"the nbgrader template is gone: {exc}") from exc
+        reply = self._read()
+        return reply.get("rc") == 0
 
     def kill(self) -> None:
         """End the template at once, whatever it is doing (a grading refused before its first
