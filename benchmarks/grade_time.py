@@ -9,10 +9,19 @@ processes), plus the load average before and after, because the machine may be s
 CPU is its nbgrader command's with its kernel (reported by the warm template); "rest" is the child
 CPU no step accounts for: the template's imports, the out-of-kernel grader and its learner
 processes.
+With ``--cli`` each grading is instead what a learner runs, ``minirt-course grade`` in a fresh
+interpreter (``python -m minirt_course.course.cli grade ID --notebook ... -q``, from the copy's
+root), so the figures include what the in-process run has already paid before its clock starts:
+the interpreter, the imports of nbformat (for the notebook check) and nbgrader.api (for the
+gradebook) in the grading process. Only the total wall, the child CPU and the out-of-kernel
+grader's seconds are reported then (no per-step split).
+
 Guarantees: the grading really runs and must score full marks (a failed grading is an error, not
 a figure). Not guaranteed: quiet-machine absolutes; compare shares and interleaved runs.
 
-Run: python benchmarks/grade_time.py 01 09 11 [--repeat 2] [--json out.json]
+Run: python benchmarks/grade_time.py 01 09 11 [--repeat 2] [--cli] [--json out.json]
+To time another tree with this venv, run it from that tree with ``PYTHONPATH=<tree>`` (the
+child processes inherit it).
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import json
 import os
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -88,6 +98,31 @@ def grade_once(slug: str, root: Path, nb: Path) -> dict[str, Any]:
             "kernel": _kernel_cells(root / "build" / "autograded" / "bench" / slug / "drill.ipynb")}
 
 
+def grade_cli(slug: str, root: Path, nb: Path) -> dict[str, Any]:
+    """One grading as `minirt-course grade` in a fresh interpreter (see the module docstring)."""
+    module = catalog.get(slug)
+    load0 = os.getloadavg()[0]
+    t0, c0 = time.perf_counter(), _child_cpu()
+    proc = subprocess.run(
+        [sys.executable, "-m", "minirt_course.course.cli", "grade", module.id, "--notebook",
+         str(nb), "--learner", "bench", "-q"],
+        cwd=root, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+    wall, cpu = time.perf_counter() - t0, _child_cpu() - c0
+    if proc.returncode != 0:
+        raise SystemExit(f"{slug}: the CLI grading failed ({proc.returncode}): "
+                         f"{(proc.stdout + proc.stderr)[-600:]}")
+    # the report's table: every autograded cell "ok" (a manually graded one waits)
+    rows = [ln.split() for ln in proc.stdout.splitlines() if ln.startswith("  ")]
+    bad = [r for r in rows if len(r) >= 2 and "/" in r[1] and r[0] != "total"
+           and r[-1] != "ok" and "manual" not in r]
+    if bad or not rows:
+        raise SystemExit(f"{slug}: the reference did not score full marks: {proc.stdout[-600:]}")
+    oracle = json.loads((root / "build" / "oracle" / slug / "bench.json").read_text())
+    return {"slug": slug, "wall": wall, "child_cpu": cpu, "load": [load0, os.getloadavg()[0]],
+            "steps": [], "oracle_seconds": oracle.get("seconds", 0.0), "kernel": {},
+            "mode": "cli"}
+
+
 def _kernel_cells(path: Path) -> dict[str, float]:
     """Seconds the nbgrader kernel spent in the setup cell, the answer cells and the test cells
     (from the execution timestamps nbclient records in the autograded notebook)."""
@@ -111,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="+")
     ap.add_argument("--repeat", type=int, default=2, help="gradings per copy (1st, then later)")
+    ap.add_argument("--cli", action="store_true",
+                    help="grade with `minirt-course grade` in a fresh interpreter each time")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--keep", action="store_true", help="keep the course copies (their logs)")
     args = ap.parse_args(argv)
@@ -125,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             nb = tmp / "ref.ipynb"
             nbformat.write(filled(rel, answer_sources(src), {}), str(nb))
             for i in range(args.repeat):
-                r = grade_once(slug, root, nb)
+                r = (grade_cli if args.cli else grade_once)(slug, root, nb)
                 r["run"] = "first" if i == 0 else "later"
                 out.append(r)
                 steps = "  ".join(f"{n.split()[1]} {w:.1f}s/{c:.1f}cpu" for n, w, c in r["steps"])
@@ -133,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{mid} {r['run']:5s} wall {r['wall']:5.1f}s child-cpu {r['child_cpu']:5.1f}s"
                       f" oracle {r['oracle_seconds']:4.1f}s load {r['load'][0]:.1f}->"
                       f"{r['load'][1]:.1f} | {steps} | kernel "
-                      + " ".join(f"{k} {v:.1f}s" for k, v in r["kernel"].items()), flush=True)
+                      + " ".join(f"{k} {v:.1f}s" for k, v in r["kernel"].items())
+                      + (" (cli)" if args.cli else ""), flush=True)
         finally:
             if args.keep:
                 print(f"kept {tmp}")

@@ -12,6 +12,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from minirt_course.course import gradebook
 
 
@@ -56,3 +58,22 @@ def test_migration_files_that_are_not_one_chain_give_no_head(tmp_path: Path) -> 
     (tmp_path / "c3.py").write_text("revision = make()\n", encoding="utf-8")
     assert gradebook.alembic_head(tmp_path) is None
     assert not gradebook.ensure("postgresql://nowhere/db")
+
+
+def test_the_warm_templates_fork_makes_the_same_gradebook(tmp_path: Path) -> None:
+    """A first grading makes the gradebook in a fork of the warm nbgrader template
+    (nbrun.Runner.ensure_gradebook): the same schema and version as ensure() here, the template
+    still serving commands afterwards, an existing gradebook left alone."""
+    from minirt_course.course import nbgrade, nbrun
+
+    if not nbrun.available():
+        pytest.skip("needs os.fork")
+    here, forked = tmp_path / "here.db", tmp_path / "forked" / "gradebook.db"
+    assert gradebook.ensure(f"sqlite:///{here}")
+    with nbrun.Runner(tmp_path, nbgrade.nbgrader_env()) as runner:
+        assert runner.ensure_gradebook(f"sqlite:///{forked}")
+        before = forked.read_bytes()
+        assert runner.ensure_gradebook(f"sqlite:///{forked}")  # exists: untouched
+        assert forked.read_bytes() == before
+        assert runner.run(["--version"], tmp_path / "v.log") == 0
+    assert _schema(forked) == _schema(here)

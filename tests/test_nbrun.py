@@ -64,3 +64,34 @@ except nbformat.ValidationError:
                          text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "refused"
+
+
+def test_warmed_caches_change_no_feedback_page(tmp_path: Path) -> None:
+    """What the template warms for generate_feedback (nbrun.warm_feedback) is a cache: the HTML
+    nbconvert writes for a notebook with code, markdown, an entity and an image is the same
+    byte for byte in a process that warmed them and one that did not."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title &amp; more\n\n![x](data:image/png;base64,AA==)"),
+        nbformat.v4.new_code_cell("def f(x):\n    return x + 1  # é\n%time f(1)"),
+    ])
+    nb.metadata["language_info"] = {"name": "python", "pygments_lexer": "ipython3"}
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, str(path))
+    probe = """
+import sys
+from minirt_course.course import nbrun
+nbrun.skip_unused_imports()
+if sys.argv[1] == "warm":
+    nbrun.warm_feedback()
+    from bs4.dammit import EntitySubstitution
+    assert EntitySubstitution._CLASS_VARIABLES_POPULATED
+from nbconvert import HTMLExporter
+body, _ = HTMLExporter().from_filename(sys.argv[2])
+sys.stdout.write(body)
+"""
+    pages = [subprocess.run([sys.executable, "-c", probe, mode, str(path)], capture_output=True,
+                            text=True, check=True).stdout for mode in ("warm", "cold")]
+    assert "Title" in pages[0] and "tabindex" in pages[0]
+    assert pages[0] == pages[1], "a warmed cache changed what nbconvert writes"

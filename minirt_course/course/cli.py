@@ -111,7 +111,17 @@ def _cmd_visible(args: argparse.Namespace, module: catalog.Module) -> int:
     return 0
 
 
+def _grading_process() -> None:
+    """This process grades: skip the imports none of its checks use (:func:`nbrun.skip_unused_imports`,
+    jsonschema's IRI grammars, about 1 s of CPU before a grading can start: the notebook check
+    imports nbformat, and nbformat and nbgrader validate without a FormatChecker)."""
+    from minirt_course.course import nbrun
+
+    nbrun.skip_unused_imports()
+
+
 def _cmd_grade(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    _grading_process()
     module = catalog_module(args.module)
     if module.has_drill and _installed_course(module):
         return _cmd_visible(args, module)
@@ -143,6 +153,7 @@ def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     import tempfile
     from pathlib import Path
 
+    _grading_process()
     module = nbgrade.drill_module(args.module)
     lay = nbgrade.layout()
     found = sorted(lay.submitted.glob(f"*/{module.slug}/drill.ipynb"))

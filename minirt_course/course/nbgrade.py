@@ -20,7 +20,8 @@ The learner works in the release copy `drills/<slug>/drill.ipynb`. `grade("01")`
    one warm template that imported nbgrader once (:mod:`minirt_course.course.nbrun`; a plain
    `python -m nbgrader` where fork is unavailable, the template died, or
    MINIRT_NBGRADER_WARM=0);
-5. reads the scores from the gradebook (nbgrader.api.Gradebook) and the first line of each failing
+5. reads the scores from the gradebook (nbgrader.api.Gradebook, imported in a thread while
+   autograde runs: :func:`_prefetch_gradebook_api`) and the first line of each failing
    cell's error from the autograded notebook ("AssertionError: [stale-completion] ...");
 6. grades the same notebook out of the learner's reach (:mod:`minirt_course.course.oracle`, started
    on the staged copy, before generate_assignment, and run alongside nbgrader): the answer
@@ -49,6 +50,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -605,7 +607,17 @@ def register(
         and (db_file is None or db_file.is_file())
     )
     if not fresh:
-        gradebook.ensure(lay.db_url)  # a new gradebook without nbgrader's `alembic heads` run
+        # a new gradebook without nbgrader's `alembic heads` run; in a fork of the warm template
+        # when there is one (it has imported nbgrader.api; this process imports it later, while
+        # autograde runs), else here
+        done = False
+        if runner is not None:
+            try:
+                done = runner.ensure_gradebook(lay.db_url)
+            except (OSError, nbrun.RunnerDied):
+                done = False
+        if not done:
+            gradebook.ensure(lay.db_url)
         generate_release(module.id, lay.root, release_dir=release_root, verbose=verbose,
                          runner=runner)
         stamp.write_text(want)
@@ -773,18 +785,25 @@ def autograde_many(
     lay = layout(course_root)
     module = _drill_module(module_id, lay)
     learners = [_check_learner(name) for name in submissions]
-    for name, path in submissions.items():
-        try:
-            check_submission(module.id, path, lay.root)
-        except CourseError as exc:
-            if len(submissions) == 1:
-                raise
-            raise type(exc)(f"learner {name}: {exc}") from None
     started = time.monotonic()
-    # The warm nbgrader template imports while the submissions are copied and the out-of-kernel
-    # grader starts; the oracle reads only the submitted copy and the source, never the
-    # gradebook, so it runs alongside generate_assignment too.
+    # The warm nbgrader template imports while the notebooks are checked (it reads nothing of
+    # them and runs no command before they pass; a refused one kills it), then while the
+    # submissions are copied and the out-of-kernel grader starts; the oracle reads only the
+    # submitted copy and the source, never the gradebook, so it runs alongside
+    # generate_assignment too.
     runner = _warm_runner(lay)
+    try:
+        for name, path in submissions.items():
+            try:
+                check_submission(module.id, path, lay.root)
+            except CourseError as exc:
+                if len(submissions) == 1:
+                    raise
+                raise type(exc)(f"learner {name}: {exc}") from None
+    except BaseException:
+        if runner is not None:
+            runner.kill()
+        raise
     oracles: _OracleRuns | None = None
     staged: dict[str, Path] = {}
     try:
@@ -795,7 +814,9 @@ def autograde_many(
         # Only now that the drill is registered does this attempt replace the previous one.
         for name, path in staged.items():
             _submit(module, lay, name, path)
+        prefetch = _prefetch_gradebook_api()
         failed = _autograde(module, lay, learners, one_per_run, verbose, runner)
+        prefetch.join()
         verdicts = oracles.collect() if oracles is not None else {}
         graded = [n for n in learners if n not in failed]
         for name in graded:
@@ -830,6 +851,26 @@ def autograde_many(
             out[name] = _read_report(module, lay, name, source_nb, hidden, seconds,
                                      verdicts.get(name) if oracles is not None else None)
     return out
+
+
+def _prefetch_gradebook_api() -> threading.Thread:
+    """Import nbgrader.api (about 0.8-1 s of CPU in a fresh process) in a thread while
+    `nbgrader autograde` runs, for the gradebook reads and writes that follow it.
+
+    Only the moment changes: it is the module this process imports right after autograde anyway
+    (:func:`_write_final_scores`), and the caller joins the thread before that. While autograde
+    runs, this process only waits for it (no other import that could contend for an import
+    lock), starts no process but through exec (subprocess; the warm template forks in its own
+    process), and runs no learner code. An import error is left to the caller's own import to
+    raise."""
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            import nbgrader.api  # noqa: F401
+
+    thread = threading.Thread(target=run, name="import-nbgrader-api", daemon=True)
+    thread.start()
+    return thread
 
 
 def _autograde(module: Module, lay: Layout, learners: list[str], one_per_run: bool,
