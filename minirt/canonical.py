@@ -187,6 +187,56 @@ def canonical_json(value: Any, *, normalised: bool = False) -> str:
     return _encode(value if normalised else normalise(value, _limit=MAX_DEPTH + WRAP_DEPTH))
 
 
+#: The string encoder ``_encode`` uses (``ensure_ascii=False``): the same escapes, byte for byte.
+_string = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
+_int_repr, _float_repr = int.__repr__, float.__repr__
+
+
+def flat_json(value: Any) -> str | None:
+    """:func:`canonical_json` of a *flat* dict, built without the normalise pass and the
+    encoder call, or None when ``value`` is not one (the caller then uses
+    :func:`canonical_json`, which decides). Flat: a plain ``dict`` whose keys are plain ASCII
+    ``str`` and whose values are plain ASCII ``str``, ``int`` (within :data:`MAX_INT_DIGITS`
+    digits), ``bool``, ``None`` or finite ``float``: the usual keyword arguments of a tool call.
+
+    For such a dict :func:`normalise` returns an equal dict (nothing to convert: no subclass,
+    no NFC change) and the encoder writes each value with these same functions (the string
+    escapes of ``_encode``, ``int.__repr__``, ``float.__repr__``), the items sorted by key
+    (keys are unique, so sorting the ``(key, text)`` pairs orders them by key alone): the text
+    is the same, character for character (tests/test_canonical_flat.py compares them)."""
+    if type(value) is not dict:
+        return None
+    parts: list[tuple[str, str]] = []
+    append = parts.append
+    for k, v in value.items():
+        if type(k) is not str or not k.isascii():
+            return None
+        t = type(v)
+        if t is int:
+            if not -_INT_BOUND < v < _INT_BOUND:
+                return None
+            append((k, _int_repr(v)))
+        elif t is str:
+            if not v.isascii():
+                return None
+            append((k, _string(v)))
+        elif v is None:
+            append((k, "null"))
+        elif t is bool:
+            append((k, "true" if v else "false"))
+        elif t is float:
+            if not _finite(v):
+                return None
+            append((k, _float_repr(v)))
+        else:
+            return None
+    if len(parts) == 1:
+        k, text = parts[0]
+        return f"{{{_string(k)}:{text}}}"
+    parts.sort()
+    return "{" + ",".join([f"{_string(k)}:{text}" for k, text in parts]) + "}"
+
+
 def canonical_bytes(value: Any) -> bytes:
     return canonical_json(value).encode("utf-8")
 

@@ -28,7 +28,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .canonical import bounded_repr, canonical_json, digest, digest_text, normalise
+from .canonical import bounded_repr, canonical_json, digest, digest_text, flat_json, normalise
 from .errors import MinirtError, from_record
 from .journal import Position, new_event
 from .kinds import KIND
@@ -135,6 +135,9 @@ def args_identity(value: Any) -> tuple[str, str | None]:
     """:func:`safe_digest` of ``value`` and the canonical JSON text it hashed (None for a value
     that has no canonical form), encoded once: the caller hands the text on
     (:func:`minirt.dispatch.prepare_call`) so that the same arguments are not hashed twice."""
+    text = flat_json(value)  # the usual keyword arguments: the same text, without two passes
+    if text is not None:
+        return "sha256:" + _sha256(text.encode()).hexdigest(), text
     try:
         text = canonical_json(value)
     except (MinirtError, TypeError, ValueError, UnicodeError):
@@ -144,6 +147,9 @@ def args_identity(value: Any) -> tuple[str, str | None]:
             raw = bounded_repr(value).encode("utf-8", "backslashreplace")
         return "sha256-repr:" + hashlib.sha256(raw).hexdigest(), None
     return digest_text(text), text
+
+
+_sha256 = hashlib.sha256
 
 
 __all__ = ["FreshDecision", "args_identity", "open_decision", "record_decision", "record_step", "replay_decision", "replay_step",
