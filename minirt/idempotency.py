@@ -50,6 +50,7 @@ from .canonical import digest
 from .errors import MinirtError
 from .journal import UnresolvedIntent
 from .resolution import Resolution
+from .sqlite_wal import enter_wal
 from .tools import EffectClass, Tool, ToolCall, has_lookup
 
 if TYPE_CHECKING:
@@ -234,7 +235,7 @@ class KeyRegistry:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
                                    timeout=10.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        enter_wal(self._db, 10.0)
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("CREATE TABLE IF NOT EXISTS bindings (effect_key TEXT PRIMARY KEY,"
                          " payload_digest TEXT NOT NULL, run_id TEXT NOT NULL,"

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..sqlite_wal import enter_wal
 from .base import ChainVerifier, Event, NewEvent, StoreFault, StoreFull, chain, not_storable
 from .chainkey import ChainKeys, resolve
 from .sqlcore import Migration, SQLCore, pending, split_statements
@@ -117,7 +118,7 @@ class SQLiteStore(SQLCore):
             self._db = sqlite3.connect(self.path, isolation_level=None,
                                        check_same_thread=False, timeout=busy_timeout_ms / 1000)
             self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-            self._db.execute("PRAGMA journal_mode=WAL")
+            enter_wal(self._db, busy_timeout_ms / 1000)
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._migrate()
         except BaseException as exc:

@@ -29,6 +29,7 @@ from typing import Any
 from ..canonical import canonical_json
 from ..errors import MinirtError
 from ..idempotency import EffectLedger
+from ..sqlite_wal import enter_wal
 
 __all__ = ["EffectLedger", "Ledger", "LedgerUnreadable"]
 
@@ -68,7 +69,7 @@ class Ledger:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                        timeout=10.0)
             self._db.execute("PRAGMA busy_timeout=10000")
-            self._db.execute("PRAGMA journal_mode=WAL")
+            enter_wal(self._db, 10.0)
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(SCHEMA + extra_schema)
         except sqlite3.DatabaseError as exc:
