@@ -295,8 +295,10 @@ LAYERS = {
     "stores": ("minirt.store", {"stores"}),
     "runtime": ("minirt", {"runtime", "stores"}),
 }
-#: The runtime modules the stores build on (the vocabulary they store and check).
-STORES_MAY_IMPORT = {"minirt.canonical", "minirt.errors", "minirt.kinds", "minirt.run"}
+#: The runtime modules the stores build on (the vocabulary they store and check, and the WAL
+#: switch every SQLite file of minirt makes: a leaf module that imports nothing of minirt).
+STORES_MAY_IMPORT = {"minirt.canonical", "minirt.errors", "minirt.kinds", "minirt.run",
+                     "minirt.sqlite_wal"}
 #: (importer, imported) across the layers the other way, with the reason.
 UPWARD = {("minirt.cli_operator", "minirt.console.cli"):
           "registers the `minirt console` command; the console's app loads only by name"}
@@ -440,12 +442,13 @@ def test_the_runtime_builds_tool_calls_in_one_place():
 #: (runtime, effects, scheduler, cancel, approvals, budget, trace) build on these.
 MAY_IMPORT = {
     "kinds": set(),
+    "sqlite_wal": set(),
     "resolution": {"errors"},
     "tools": {"errors"},
     "faults": {"errors"},
     "journal": {"canonical", "errors", "store.base"},
     "cursor": {"errors", "journal", "store.base"},
-    "idempotency": {"canonical", "errors", "journal", "resolution", "tools"},
+    "idempotency": {"canonical", "errors", "journal", "resolution", "sqlite_wal", "tools"},
     "dispatch": {"canonical", "errors", "idempotency", "journal", "kinds", "resolution",
                  "retry", "store.base", "tools"},
     "retry": {"canonical", "errors", "journal", "kinds", "timers"},
