@@ -2553,4 +2553,42 @@ TUNING: list[Entry] = [
         "tradeOff": "One more journal write per call."},
      {"passed": False, "contradiction": True, "why": "intent per charge vs a minutely snapshot",
       "voice": "contradicting"}),
+    # == issue 17, stop s11: the classes HELDOUT11's misses showed, in other words ==========
+    # (1) the past-retention branch said as "if older" / "otherwise" / "else", the age as a
+    # comparison ("age < 24 h", "elapsed < 86400")
+    ("t22-good-within-if-older", {
+        "checkpoint": "The charge's intent is committed to the journal before the request, its "
+                      "answer after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "A pending charge is resent with its key when it is less than 24 hours "
+                          "old; if it is older, on-call gets a ticket and nothing is resent.",
+        "tradeOff": "Past a day every open charge becomes a ticket, even one that never left; "
+                    "one more write per call."},
+     {"passed": True, "why": "retry within retention, the past branch said 'if it is older'",
+      "voice": "plain"}),
+    ("t22-good-within-elapsed-comparison", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "elapsed = now - intent.created\nelapsed < 86400 -> resend with "
+                          "intent.key\nelse -> mark UNCERTAIN for an operator",
+        "failureMode": "Recovered after a day, a charge cut in W2-W4 waits for an operator; one "
+                       "more journal write per call."},
+     {"passed": True, "why": "retry within retention as a comparison in seconds, past it 'else'",
+      "voice": "pseudo-code"}),
+    ("t22-bad-within-otherwise-resend-too", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "If the open charge is under 24 h old we resend it with its key; "
+                          "otherwise we resend it too, with the same key.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "resent at any age: past 24 h a W3/W4 resend charges twice, not "
+      "named", "voice": "plain"}),
+    ("t22-bad-within-comparison-both-resend", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "age < 24 h -> resend with the same key; age >= 24 h -> resend with "
+                          "the same key as well",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "both branches resend: a blind retry, duplicates past 24 h not "
+      "named", "voice": "terse"}),
 ]

@@ -577,6 +577,10 @@ def normalise(text: str) -> str:
     """Lower case; hyphens, slashes, underscores, arrows and '+' as spaces; one space; British
     "journalled" and one-letter misspellings of the vocabulary's words mended."""
     t = text[:MAX_CHARS].lower().replace("\u2019", "'")
+    # a comparison with a number said in words ("age < 24 h", "age >= 24 h"), not an arrow
+    t = re.sub(r"\s*(?<![-=<>])(<=|>=|<|>|\u2264|\u2265)\s*(?=\d)", lambda m: {
+        "<": " under ", "<=": " under ", "\u2264": " under ", ">": " over ", ">=": " at least ",
+        "\u2265": " at least "}[m.group(1)], t)
     t = re.sub(r"\bjournall(ed|ing)\b", r"journal\1", t)
     t = re.sub(r"[a-z]{5,}", lambda m: _mend(m.group(0)), t)
     t = re.sub(r"\s*(->|=>|\u2192)\s*", "; ", t)  # an arrow separates two clauses
@@ -1434,13 +1438,16 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
                                               f"one of: {terms_of(field_name)}")
 
 
-_RETENTION = (r"(24 ?h\w*|24 hours?|twenty four hours|retention|a day|one day|ttl|(the )?"
+_RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|retention|a day|"
+              r"one day|ttl|(the )?"
               r"(key'?s? )?(lifetime|expiry|window))")
 _RESEND = r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|sends? (it )?again|re ?submit\w*|re ?issu\w*)"
 _YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before)\b"
+#: What happens past the retention, said as the other branch: "past 24 h ...", "at least 24 h
+#: ...", or "if older", "older:", "otherwise", "else" (issue 17, HELDOUT11).
 _PAST_IT = re.compile(
-    rf"\b(past|beyond|after|over|older than|outside|once)\b[^.;]{{0,40}}({_RETENTION}|\bit\b|"
-    r"\bthat\b|expir\w*)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
+    rf"(\b(past|beyond|after|over|older than|outside|once|at least)\b[^.;]{{0,40}}({_RETENTION}|"
+    r"\bit\b|\bthat\b|expir\w*)|\b(otherwise|else|older)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
     r"park\w*|flag\w*|uncertain|unsafe|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
     r"not|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
 
@@ -1452,10 +1459,11 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
     resend with nothing said past the retention is a blind retry. ``t`` is normalised text."""
     if not re.search(_RETENTION, t):
         return None
+    t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
     m = (re.search(rf"{_RESEND}[^.;]{{0,80}}{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)",
                    t)
-         or re.search(rf"{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}"
-                      rf"{_RESEND}", t))
+         or re.search(rf"{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}(;"
+                      rf"[^.;]{{0,40}})?{_RESEND}", t))
     if m is None or _negated(t, m.start()) or not _PAST_IT.search(t[m.end():]):
         return None
     return m
