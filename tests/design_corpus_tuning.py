@@ -2591,4 +2591,48 @@ TUNING: list[Entry] = [
         "tradeOff": "One more journal write per call."},
      {"passed": False, "why": "both branches resend: a blind retry, duplicates past 24 h not "
       "named", "voice": "terse"}),
+    # (2) a key made once and carried in an event, a message or the history
+    ("t22-good-stored-guid-in-message", {
+        "checkpoint": "The PaymentRequested message is committed to the outbox before anything "
+                      "is sent to the provider; the reply is committed when it arrives.",
+        "idempotency": "The token is a GUID drawn when the PaymentRequested message is first "
+                       "published; it travels inside that message, and every redelivery copies it "
+                       "from the message instead of drawing another.",
+        "resumeProtocol": "A request without a reply is looked up at the provider by its token: "
+                          "found, record it; not found, resend with the same token; past 24 h "
+                          "escalate to an operator instead.",
+        "tradeOff": "An outbox write before every call, and late recoveries go to an operator."},
+     {"passed": True, "why": "stored key carried in the outbox message, lookup, escalation",
+      "voice": "outbox"}),
+    ("t22-good-stored-key-evaluated-once", {
+        "checkpoint": "append(Started(step, args, key)); fsync; then call the provider; "
+                      "append(Finished(step, reply)).",
+        "idempotency": "key = uuid4() is evaluated once, when the step's Started entry is "
+                       "appended; the key is part of that entry and every resend reads it from "
+                       "there.",
+        "resumeProtocol": "For a Started without Finished, look the key up at the provider; hit: "
+                          "append Finished; miss: resend with the same key; after 24 h: flag it "
+                          "for a human.",
+        "failureMode": "One fsync per call, and a run resumed after a day may wait for a human."},
+     {"passed": True, "why": "a uuid made once and kept in the Started entry", "voice":
+      "event-log"}),
+    ("t22-bad-stored-guid-drawn-each-time", {
+        "checkpoint": "The PaymentRequested message is committed to the outbox before anything "
+                      "is sent to the provider; the reply is committed when it arrives.",
+        "idempotency": "The token is a GUID drawn each time the PaymentRequested message is "
+                       "published and carried in its header.",
+        "resumeProtocol": "A request without a reply is looked up at the provider by its token: "
+                          "found, record it; not found, resend it.",
+        "tradeOff": "An outbox write before every call."},
+     {"passed": False, "why": "a new token per publish: the lookup asks for a key the provider "
+      "never saw", "voice": "outbox"}),
+    ("t22-bad-uuid-per-attempt-in-event", {
+        "checkpoint": "append(Started(step, args)); fsync; then call the provider; "
+                      "append(Finished(step, reply)).",
+        "idempotency": "A uuid is generated for each attempt and carried in that attempt's "
+                       "AttemptStarted event.",
+        "resumeProtocol": "For a Started without Finished, resend it.",
+        "failureMode": "One fsync per call."},
+     {"passed": False, "why": "a fresh key per attempt, kept in an event, still new on every "
+      "retry: W3/W4 charge twice", "voice": "event-log"}),
 ]

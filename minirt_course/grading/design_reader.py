@@ -229,7 +229,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(the )?step")),
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
             r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
-            r"stored|journaled|persisted|saved|recorded|written)(?! nowhere)",
+            r"stored|journaled|persisted|saved|recorded|written|carried|stor(e|es) it (in|with|"
+            r"inside))(?! nowhere)",
             r"(generated?|created?|minted?) once",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
@@ -239,7 +240,19 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(read|reads|load|loads|fetch|fetches|take|takes|reuse|reuses|pick|picks)\w* (it|"
             r"the key|the uuid|the id|that uuid|that key) (back|up )?(from|out of) (the |its )?"
             r"(journal|row|intent|db|database|record|table)", r"\bread (it |the key |the uuid )?"
-            r"back\b")),
+            r"back\b",
+            # issue 17 HELDOUT11: a key made once and carried in an event, a message or the
+            # history; retries read it from there ("retries read it from history", "resends
+            # use the key from the event", "new_key() runs once")
+            r"\b(uuid|key|id|nonce|token|guid)s? (is |are )?(part of|carried (in|inside|with)|kept "
+            r"(in|inside)|travels? (in|inside|with)|rides? (in|inside|with)) (the |its |that |this "
+            r"|each |every )?(\w+ )?(intent|journal|row|record|event|message|history|entry|outbox)",
+            r"\b(read|reads|load|loads|fetch|fetches|take|takes|reuse|reuses|pick|picks|use|uses|"
+            r"copy|copies)\w* (it|the key|the uuid|the id|that uuid|that key|the stored \w+)( back| "
+            r"up)? (from|out of) (the |its |that |this )?(\w+ )?(history|event|events|event log|log|"
+            r"message|entry|outbox|there)\b",
+            r"\b(key|uuid|token|id)\w*( ?\(\))? (runs|is called|is run|is invoked|executes|fires|is "
+            r"evaluated) (only |exactly |just )?once\b")),
         Term(Idempotency.CLIENT_REFERENCE, "provider lookup by client reference", (
             r"client (reference|ref|id)\b", r"reference (id|number|field)",
             r"(our|the|an|its) (own )?(order|merchant|external|invoice|business) (reference|"
@@ -1464,9 +1477,23 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
                    t)
          or re.search(rf"{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}(;"
                       rf"[^.;]{{0,40}})?{_RESEND}", t))
-    if m is None or _negated(t, m.start()) or not _PAST_IT.search(t[m.end():]):
+    if m is None or _subject_kept(t, m.start()) or not _PAST_IT.search(t[m.end():]):
         return None
     return m
+
+
+_PASSIVE_AUX = {"is", "are", "was", "were", "gets", "get"}
+
+
+def _subject_kept(t: str, start: int) -> bool:
+    """:func:`_negated` for a passive resend, except a negator of the subject's participle ("an
+    activity that never completed is retried"): an auxiliary after the negator ends its scope."""
+    if not _negated(t, start):
+        return False
+    words = _CLAUSE.split(t[:start])[-1].split()[-3:]
+    last = max(i for i, w in enumerate(words) if w in _NEGATORS or w.endswith("n't")) \
+        if any(w in _NEGATORS or w.endswith("n't") for w in words) else -1
+    return not (last >= 0 and _PASSIVE_AUX & set(words[last + 1:]))
 
 
 #: What a field must answer, asked when an answer is too short to read.
