@@ -2635,4 +2635,35 @@ TUNING: list[Entry] = [
         "failureMode": "One fsync per call."},
      {"passed": False, "why": "a fresh key per attempt, kept in an event, still new on every "
       "retry: W3/W4 charge twice", "voice": "event-log"}),
+    # (3) our own reference the provider stores and lets us search by: a client reference
+    ("t22-good-ref-filter-on-it", {
+        "checkpoint": "An intent row is committed before each charge request and the PSP's "
+                      "answer after it.",
+        "idempotency": "No dedup keys exist at this PSP. We attach our own reference (order id "
+                       "and step) to each charge; the PSP keeps it on the charge and we can "
+                       "filter charges on it at any age.",
+        "resumeProtocol": "Before any resend, list the charges filtered on that reference; adopt "
+                          "a match, and send the charge only if there is none.",
+        "tradeOff": "An extra list call per open intent, and the PSP itself never rejects a "
+                    "second charge, so that call must never be skipped."},
+     {"passed": True, "why": "client reference searched before any resend: clean even late",
+      "voice": "plain"}),
+    ("t22-good-ref-kept-forever", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "The provider ignores duplicates entirely; what it does keep is our "
+                       "reference string '<run>:<step>' on each payment, and it lets us look "
+                       "payments up by that reference for ever.",
+        "resumeProtocol": "An intent without a result: search the provider for the reference; "
+                          "record a hit, and charge (with the same reference) only on a miss.",
+        "failureMode": "A search per unfinished charge when resuming; the provider accepts a "
+                       "second charge, so the search is what keeps us safe."},
+     {"passed": True, "why": "client reference and a search before resend", "voice": "plain"}),
+    ("t22-bad-ref-resent-blind", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Our own reference (run and step) goes on each charge, which the "
+                       "provider stores and lets us search by.",
+        "resumeProtocol": "Open intents are sent again with the same reference.",
+        "failureMode": "One more journal write per call."},
+     {"passed": False, "why": "a reference is not deduplicated: a blind resend after W3 charges "
+      "twice at once", "voice": "plain"}),
 ]

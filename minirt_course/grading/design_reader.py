@@ -259,7 +259,11 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"ref)\b", r"\bmetadata\b", r"external id", r"(look ?up|search|find|query)\w* .{0,30}"
             r"by (our |the |its |a )?(client )?(reference|order id|metadata|external id)",
             r"(tag|tagged|label|labelled|labeled)\w* with (our|the|an?) (own )?(order|reference|"
-            r"client)", r"(list|search|find|query)\w* (the )?(charges|payments) by")),
+            r"client)", r"(list|search|find|query)\w* (the )?(charges|payments) by",
+            # issue 17 HELDOUT11: "our own reference, which it stores and lets us search by"
+            r"\bour (own )?(reference|ref)\b(?! (number|id) (is|as) (the |our )?(idempotency )?key)",
+            r"\b(reference|ref)\b[^.;]{0,80}\b(search|look ?up|find|query|list|filter)\w* (it |"
+            r"them |charges |payments )?(by|on|for)\b(?! (the |its |our )?(idempotency )?key)")),
         Term(Idempotency.RANDOM_PER_ATTEMPT, "random key per attempt", (
             r"(uuid|random|fresh|new|unique)\w*( idempotency)?( key| id| uuid| value| nonce)?"
             r".{0,40}\b(per|each|every|for each|on each|on every|with each|with every) "
@@ -1542,6 +1546,13 @@ _NO_SUBJECT = re.compile(r"\b(no|not a single|not one|none of the|never an?) (\w
                          r"goes to|go to|ends? up (with|in|at)|lands? (with|in|at))\b[^.;:]*$")
 
 
+#: A duplicate named as what something refuses or lets through ("nothing at the provider
+#: refuses a second charge", "the provider accepts a second charge under one reference"): the
+#: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
+_GUARDED_AGAINST = re.compile(r"\b(refus|reject|block|stop|catch|detect|accept|allow|permit|"
+                              r"lets?|turn\w* away|dedup\w*)\w* (\w+ )?(a |the |any )?$")
+
+
 def read_claims(text: str) -> Claims:
     t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     named, asserted, denied, windows = set(), set(), set(), set()
@@ -1562,7 +1573,9 @@ def read_claims(text: str) -> Claims:
                          t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
             conditional = (_CONDITIONAL.search(_sentence(t, m))
                            or _CONDITIONAL.search(t[opened:m.start()]))
-            if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional):
+            guarded = cat == "duplicate" and _GUARDED_AGAINST.search(clause)
+            if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional
+                    or guarded):
                 asserted.add(cat)
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
