@@ -2666,4 +2666,33 @@ TUNING: list[Entry] = [
         "failureMode": "One more journal write per call."},
      {"passed": False, "why": "a reference is not deduplicated: a blind resend after W3 charges "
       "twice at once", "voice": "plain"}),
+    # (4) a key written as code among mechanism words is a composition, not stuffing
+    ("t22-good-key-code-hmac", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "effect_key = hmac_sha256(secret, f'{run_id}:{step}:{digest(args)}'); "
+                       "replaying the journal recomputes the identical effect key.",
+        "resumeProtocol": "An intent without a result is looked up at the provider by that key; "
+                          "found: record it; missing: resend with the same key; after 24 h: "
+                          "escalate to an operator.",
+        "failureMode": "One more journal write per call; late recoveries go to an operator."},
+     {"passed": True, "why": "a derived key written as code next to 'replaying', 'same key'",
+      "voice": "code"}),
+    ("t22-bad-key-code-no-args-stuffed", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "k = uuid4()  # idempotent, deduplicated, exactly-once, "
+                       "collision-free",
+        "resumeProtocol": "An intent without a result is looked up at the provider by that key; "
+                          "found: record it; missing: resend with the same key.",
+        "failureMode": "One more journal write per call."},
+     {"passed": False, "contradiction": True, "why": "a bare uuid4() and a list of adjectives: "
+      "nothing says what the key is made of", "voice": "stuffed"}),
+    ("t22-bad-key-code-time", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "key = sha256(run_id + str(time.time()))  # deterministic, replay-safe, "
+                       "same key",
+        "resumeProtocol": "An intent without a result is looked up at the provider by its key; "
+                          "missing: resend it.",
+        "failureMode": "One more journal write per call."},
+     {"passed": False, "why": "the clock is part of the key: every attempt sends a new one",
+      "voice": "code"}),
 ]

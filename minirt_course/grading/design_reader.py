@@ -228,10 +228,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(the )?(retries|attempts|tries)", r"(order|run|workflow) (number|id) plus "
             r"(the )?step")),
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
-            r"(uuid|random (key|id|value)|guid)\w*.{0,60}(once|per (logical )?operation|"
+            r"(uuid|random (key|id|value)|guid)\w*.{0,60}((?<!exactly )once|per (logical )?operation|"
             r"stored|journaled|persisted|saved|recorded|written|carried|stor(e|es) it (in|with|"
             r"inside))(?! nowhere)",
-            r"(generated?|created?|minted?) once",
+            r"(generated?|created?|minted?) (exactly |only |just )?once",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
             # where the key lives and that retries read it back
@@ -1278,6 +1278,9 @@ _PREDICATE = re.compile(r"\b(before|after|then|when|whenever|once|until|till|if|
                         r"restart|resend)|\bby (the |its |that |our |a )?(\w+ )?(key|reference|ref|id|"
                         r"token)\b|\w\(|=|[;:]")
 _DECORATOR = re.compile(r"@\w+(\([^)]*\))?")
+#: A value computed in code from named parts ("key = sha256(run_id | seq | args)"), read in the
+#: raw text (normalising drops the "=").
+_ASSIGNED = re.compile(r"\b[A-Za-z_]\w*\s*:?=\s*[A-Za-z_][\w.]*\(\s*[\w'\"{f]")
 _CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
 
 
@@ -1296,6 +1299,8 @@ def stuffing(field_name: str, text: str) -> str:
     t = re.sub(r"^(\w+ ){0,2}\w+: ", "", normalise(text))  # a leading "Idempotency:" label
     buzz = list(dict.fromkeys(m.group(0) for m in _BUZZ.finditer(t)))
     if len(buzz) < 2 or _PREDICATE.search(_BUZZ.sub(" ", t)):  # not the "once" of "exactly once"
+        return ""
+    if _ASSIGNED.search(raw):  # "key = sha256(run_id | seq | args)": a composition in code
         return ""
     items = [i.split() for i in re.split(r"[,;\n]| and | or ", t.rstrip(". ")) if i.strip()]
     listed = len(items) >= 4 and sum(len(i) <= 3 for i in items) >= 0.75 * len(items)
