@@ -2695,4 +2695,32 @@ TUNING: list[Entry] = [
         "failureMode": "One more journal write per call."},
      {"passed": False, "why": "the clock is part of the key: every attempt sends a new one",
       "voice": "code"}),
+    # (5) the send time inside the key, in code or in words
+    ("t22-bad-key-attempted-at", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Idempotency-Key: hmac(secret, run_id + '/' + step + '/' + attemptedAt), "
+                       "stable for a given attempt.",
+        "resumeProtocol": "Open intents are looked up at the provider by key; if none is found "
+                          "they are resent.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "the attempt's time is in the key: each attempt sends a new one",
+      "voice": "stripe-headers"}),
+    ("t22-bad-key-hashed-with-send-time", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "The key is the order id hashed together with the time the request is "
+                       "sent, so two orders never share a key.",
+        "resumeProtocol": "Open intents are looked up at the provider by key; if none is found "
+                          "they are resent.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "the send time in the key: a resend carries another key",
+      "voice": "plain"}),
+    ("t22-good-key-send-time-only-logged", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "sha256(order_id + ':' + step_name), computed the same way on every "
+                       "attempt; the send time is logged next to it but is not part of it.",
+        "resumeProtocol": "Open intents are looked up at the provider by key; if none is found "
+                          "they are resent with the same key, and after 24 h an operator "
+                          "decides instead.",
+        "failureMode": "A lookup per open intent; past 24 h an operator decides."},
+     {"passed": True, "why": "the send time is beside the key, not in it", "voice": "code"}),
 ]

@@ -910,6 +910,15 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(date|hour|minute|time|clock)\b[^.;]{0,30}\b(of|at) the (moment|time) of (the )?(call|"
          r"send|request|attempt|retry)", Idempotency.RANDOM_PER_ATTEMPT,
          "the time of the call is part of the key"),
+        # issue 17 HELDOUT11: the send time inside the key, in code ("sha256(order_id +
+        # request_sent_at)") or in words ("hashed with the time the request is sent")
+        (r"\([^()]{0,60}\b(sent|send|sending|request|requested|dispatch\w*|attempt\w*|retry|"
+         r"retried|call|called|issued|submitted|posted) ?(at|time|ts|timestamp|date|moment|"
+         r"epoch)\b[^()]{0,40}\)|\b(of|from|includes?|including|plus|and|with) (the )?(time|"
+         r"moment|instant|timestamp|clock time|second|minute)s? (when |at which |that )?(the |a "
+         r"|each |this )?(request|call|charge|attempt|retry|it) (is |was |gets |got )?(sent|made|"
+         r"issued|dispatched|fired|submitted|posted|goes out|leaves)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "the time of the send is part of the key"),
         (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
          r"\b[^.;]{0,60}\b(timestamp|current time|time\.time|now\(\)|"
          r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
