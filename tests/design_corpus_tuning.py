@@ -2723,4 +2723,29 @@ TUNING: list[Entry] = [
                           "decides instead.",
         "failureMode": "A lookup per open intent; past 24 h an operator decides."},
      {"passed": True, "why": "the send time is beside the key, not in it", "voice": "code"}),
+    # (6) a resend "under a freshly generated key" against a key that never changes
+    ("t22-bad-resend-newly-minted-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if the provider has no record, we "
+                          "resend it under a newly minted key.",
+        "failureMode": "A lookup per open intent; past 24 h an operator decides."},
+     {"passed": False, "contradiction": True, "why": "the resend's new key contradicts the derived key",
+      "voice": "contradicting"}),
+    ("t22-bad-resubmit-another-random-token", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A uuid made once per operation and stored in the intent row.",
+        "resumeProtocol": "Ask the provider about the stored uuid; when it knows nothing, "
+                          "resubmit the charge with another random token.",
+        "failureMode": "A lookup per open intent; past 24 h an operator decides."},
+     {"passed": False, "contradiction": True, "why": "the resubmit's new token contradicts the stored key",
+      "voice": "contradicting"}),
+    ("t22-good-resend-never-under-fresh-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing, resend it under the same "
+                          "key, never under a freshly generated key; past 24 h escalate to an "
+                          "operator.",
+        "failureMode": "A lookup per open intent; past 24 h an operator decides."},
+     {"passed": True, "why": "the fresh key is named only to be ruled out", "voice": "plain"}),
 ]

@@ -316,7 +316,7 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
     if idem is not None and idem.choice in (*KEYS, Idempotency.CLIENT_REFERENCE) and resume:
         said = qualifier("idempotency", resume.text)  # "resend it with a fresh key"
         if said and said[0] == Idempotency.RANDOM_PER_ATTEMPT and re.search(
-                r"\b(key|uuid|id|nonce|reference)s?\b", said[1]):
+                r"\b(key|uuid|id|nonce|reference|token)s?\b", said[1]):
             out.append(f"[contradiction] your resume protocol says '{said[1]}' ({said[2]}), but "
                        f"your idempotency field says '{idem.evidence}' ({idem.label})")
     if idem is not None and idem.choice in KEYS:  # "the key is never handed to the provider"

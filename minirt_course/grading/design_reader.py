@@ -856,8 +856,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"(gets? |has |have |uses? |generates? |makes? |creates? |mints? )?(its own|(a |an )?"
          r"(new|fresh|different|random)|regenerat)", Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
         (r"\b(re ?send|retr|re ?tr|resubmit|send again|sent again|charge again|re ?issu)\w* "
-         r"[^.;]{0,30}\b(with|using|under|carrying) (a |an )?(new|fresh|different|random|newly "
-         r"generated|regenerated) (idempotency )?(key|uuid|id|nonce)",
+         r"(?:(?!\b(never|not|no|nor)\b)[^.;]){0,30}\b(with|using|under|carrying) (a |an )?(new|"
+         r"fresh|freshly|different|random|"
+         r"newly|another|regenerated)( (generated|minted|made|created|drawn|rolled))?( "
+         r"(idempotency|random))? (key|uuid|id|nonce|token)",
          Idempotency.RANDOM_PER_ATTEMPT, "a resend carries a new key"),
         (r"\b(uuid|key|random|nonce|guid)\w*[^.;]{0,40}\b((stored|kept|saved|journaled|persisted|"
          r"recorded|written) nowhere|(not|never) (stored|kept|saved|journaled|persisted|recorded))",
