@@ -2748,4 +2748,31 @@ TUNING: list[Entry] = [
                           "operator.",
         "failureMode": "A lookup per open intent; past 24 h an operator decides."},
      {"passed": True, "why": "the fresh key is named only to be ruled out", "voice": "plain"}),
+    # (9) a trade-off said as a burden: "no one can rebuild it", "support has to search"
+    ("t22-good-burden-no-one-can-rebuild", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A random key made once per operation and stored in the intent row; "
+                       "resends read it back.",
+        "resumeProtocol": "Look the open intent up by its stored key; record a hit, resend on a "
+                          "miss with that key; past 24 h escalate to an operator.",
+        "tradeOff": "Since the key is random, no one can rebuild it from the order; on-call "
+                    "must dig it out of the journal to match a charge."},
+     {"passed": True, "why": "a stored key's true burden", "voice": "plain"}),
+    ("t22-good-burden-support-has-to-search", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Each charge carries our client reference (run id and step); the "
+                       "provider stores it and can be searched by it, but does not dedup on it.",
+        "resumeProtocol": "Search the provider by the reference before any resend; adopt a "
+                          "match, send only when there is none.",
+        "tradeOff": "Support has to search the provider by reference whenever a customer asks "
+                    "about a payment."},
+     {"passed": True, "why": "client reference and search: clean; the burden is a true cost",
+      "voice": "plain"}),
+    ("t22-bad-burden-blind-resend", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open intents are resent with the same key.",
+        "tradeOff": "Support has to read the key from the journal to find a charge."},
+     {"passed": False, "why": "blind resend: duplicates past 24 h, not named", "voice":
+      "plain"}),
 ]

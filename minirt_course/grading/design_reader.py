@@ -444,6 +444,10 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"known|proven) automatically",
               r"\b(cannot|can't|can not|unable to) (be )?(say|tell|know|decide|settle|settled|"
               r"verif\w*|prove|proven|answer|resolved?|told|known|decided)\b",
+              # issue 17 HELDOUT11: a trade-off said as what nobody can do any more
+              r"\b(cannot|can't|can not|unable to) (be )?(recomput\w*|rebuil\w*|reconstruct\w*|"
+              r"re ?deriv\w*|regenerat\w*|re ?creat\w*)\b", r"\b(nobody|no one) (else )?can "
+              r"(recompute|rebuild|reconstruct|re ?derive|regenerate|re ?create)\b",
               r"\b(provider|psp|stripe|gateway|database|db|journal) (is |goes |being )?(down|"
               r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b",
               r"\boutages?\b", r"\b(reachable|available|back up|work|works) again\b",
@@ -506,7 +510,12 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\beventual(ly)? consisten", r"\b(wait|waits|retry|retries)\w* [^.;]{0,30}\bfor \d+ ?"
              r"(s|sec|secs|seconds|min|mins|minutes|ms)\b", r"\b(customer|guest|user|client)s? "
              r"(may |might |can |will |could )?(see|sees|notice|notices|get|gets) (a |an |two )?"
-             r"(\w+ ){0,3}(charge|refund|statement|entry|entries)"),
+             r"(\w+ ){0,3}(charge|refund|statement|entry|entries)",
+             # issue 17 HELDOUT11: a burden on a named party ("support has to read it from the
+             # event log to find a charge")
+             r"\b(support|ops|operators?|on ?call|staff|someone|somebody|a person|people|humans?|"
+             r"the team|engineers?|we) (now |then |always )?(has to|have to|must|need to|needs to) "
+             r"(read|look|find|search|dig|check|copy|trace|open|match|reconcile|query|fish|pull)\b"),
 }
 #: A claim that the provider's deduplication has no time limit ("even days later the provider
 #: still recognises the token"): judged against the sweep's recoveries past retention.
