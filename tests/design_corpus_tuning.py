@@ -2775,4 +2775,31 @@ TUNING: list[Entry] = [
         "tradeOff": "Support has to read the key from the journal to find a charge."},
      {"passed": False, "why": "blind resend: duplicates past 24 h, not named", "voice":
       "plain"}),
+    # (7) a failure mode that says it finds none: "could not find any downside"
+    ("t22-bad-none-seen-no-downside", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the open intent up by key; record a hit, resend on a miss with "
+                          "the same key; past 24 h escalate to an operator.",
+        "failureMode": "To be honest we could not find any downside: the intent, the key and "
+                       "the lookup cover every window."},
+     {"passed": False, "why": "no cost named (there is the extra write, the late escalation)",
+      "voice": "hedged"}),
+    ("t22-bad-none-seen-single-drawback", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the open intent up by key; record a hit, resend on a miss with "
+                          "the same key; past 24 h escalate to an operator.",
+        "tradeOff": "I don't think of a single drawback or cost; it looks safe to me."},
+     {"passed": False, "why": "says it has no drawback: the late escalation and the write are "
+      "real", "voice": "hedged"}),
+    ("t22-good-none-seen-cheaper-way", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the open intent up by key; record a hit, resend on a miss with "
+                          "the same key; past 24 h escalate to an operator.",
+        "tradeOff": "I can't see a cheaper way: the price is one synchronous write per call, and "
+                    "late recoveries go to an operator."},
+     {"passed": True, "why": "'can't see a cheaper way', then the true costs", "voice":
+      "hedged"}),
 ]

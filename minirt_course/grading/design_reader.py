@@ -1578,15 +1578,27 @@ _GUARDED_AGAINST = re.compile(r"\b(refus|reject|block|stop|catch|detect|accept|a
                               r"lets?|turn\w* away|dedup\w*)\w* (\w+ )?(a |the |any )?$")
 
 
+#: A failure mode that says it finds none ("I can't see a real failure mode or cost here"):
+#: what the rest of its sentence names is denied, not named (issue 17, HELDOUT11).
+_NONE_SEEN = re.compile(r"\b(can't|cannot|can not|don't|do not|couldn't|could not|unable to|fail "
+                        r"to|failed to)\b (\w+ ){0,2}(see|find|think of|name|identify|spot|imagine|"
+                        r"come up with)\b (a |an |any )?(single |real |actual |significant |"
+                        r"meaningful |obvious |serious )?(failure|cost|downside|drawback|weakness|"
+                        r"problem|risk|limit|issue|flaw)")
 def read_claims(text: str) -> Claims:
     t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     named, asserted, denied, windows = set(), set(), set(), set()
+    unseen = [(m.start(), m.end() + len(re.split(r"[.;!?\n]", t[m.end():])[0]))
+              for m in _NONE_SEEN.finditer(t)]
     for cat, patterns in CLAIMS.items():
         for m in (m for p in patterns for m in re.finditer(p, t)):
             clause = _CLAUSE.split(t[:m.start()])[-1]
             after = _CLAUSE.split(t[m.end():])[0]
             if cat == "duplicate" and _OF_MESSAGES.search(_sentence(t, m)):
                 continue  # "CDC is at-least-once, so the sender sees duplicates": not charges
+            if any(a <= m.start() < b for a, b in unseen):
+                denied.add(cat)  # "I can't see a real failure mode or cost here"
+                continue
             if (_negated(t, m.start(), window=4) or _NO_SUBJECT.search(clause)
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
