@@ -2802,4 +2802,22 @@ TUNING: list[Entry] = [
                     "late recoveries go to an operator."},
      {"passed": True, "why": "'can't see a cheaper way', then the true costs", "voice":
       "hedged"}),
+    # (8) an operator's hand-off is not a claimed wrong result
+    ("t22-good-orphan-until-on-call", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the open intent up by key; record a hit, resend on a miss with "
+                          "the same key; past 24 h escalate to an operator.",
+        "failureMode": "A charge left without its booking for more than a day stays orphaned "
+                       "until on-call handles it; one more write per call."},
+     {"passed": True, "why": "the orphan is the escalated late recovery, handed to on-call",
+      "voice": "plain"}),
+    ("t22-bad-orphan-claimed", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the open intent up by key; record a hit, resend on a miss with "
+                          "the same key; past 24 h escalate to an operator.",
+        "failureMode": "Now and then a charge is orphaned, with no booking behind it; that is "
+                       "the price."},
+     {"passed": False, "why": "claims a wrong result the sweep never shows", "voice": "plain"}),
 ]

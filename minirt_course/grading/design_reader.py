@@ -1585,6 +1585,12 @@ _NONE_SEEN = re.compile(r"\b(can't|cannot|can not|don't|do not|couldn't|could no
                         r"come up with)\b (a |an |any )?(single |real |actual |significant |"
                         r"meaningful |obvious |serious )?(failure|cost|downside|drawback|weakness|"
                         r"problem|risk|limit|issue|flaw)")
+#: A wrong outcome said to be handed to a person ("an orphaned charge older than a day ends up
+#: with an operator"): the escalation of a late recovery, not a wrong result the design claims.
+_HANDED_OFF = re.compile(r"\b(operator|human|on ?call|support|a person|someone|manual\w*|by hand|"
+                         r"escalat\w*|ticket)")
+
+
 def read_claims(text: str) -> Claims:
     t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     named, asserted, denied, windows = set(), set(), set(), set()
@@ -1610,7 +1616,8 @@ def read_claims(text: str) -> Claims:
                          t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
             conditional = (_CONDITIONAL.search(_sentence(t, m))
                            or _CONDITIONAL.search(t[opened:m.start()]))
-            guarded = cat == "duplicate" and _GUARDED_AGAINST.search(clause)
+            guarded = (cat == "duplicate" and _GUARDED_AGAINST.search(clause)) or (
+                cat == "wrong" and _HANDED_OFF.search(_sentence(t, m)))
             if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional
                     or guarded):
                 asserted.add(cat)
