@@ -2820,4 +2820,31 @@ TUNING: list[Entry] = [
         "failureMode": "Now and then a charge is orphaned, with no booking behind it; that is "
                        "the price."},
      {"passed": False, "why": "claims a wrong result the sweep never shows", "voice": "plain"}),
+    # (10) a lookup only the other provider has is not the charge's resume protocol
+    ("t22-bad-lookup-only-at-airline", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Reservations are confirmed through the airline's status endpoint. "
+                          "Unpaid charges without a receipt are sent again with the same key.",
+        "failureMode": "An extra call per open charge."},
+     {"passed": False, "why": "the charge is resent blind; duplicates past 24 h, not named",
+      "voice": "two-providers"}),
+    ("t22-bad-lookup-only-booking-service", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Only the booking service can be searched, so open bookings are looked "
+                          "up there; open charges are resent with the same key whenever we come "
+                          "back.",
+        "tradeOff": "A search per open booking."},
+     {"passed": False, "why": "the charge is resent blind; duplicates past 24 h, not named",
+      "voice": "two-providers"}),
+    ("t22-good-lookup-at-both-providers", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "The hotel API and the PSP both have a lookup: every open call is "
+                          "looked up by its key first; a miss is resent with the same key; after "
+                          "24 h it goes to an operator.",
+        "tradeOff": "A lookup per open call, and late recoveries wait for an operator."},
+     {"passed": True, "why": "both providers are asked before any resend", "voice":
+      "two-providers"}),
 ]

@@ -1341,6 +1341,20 @@ _OTHER_PARTY = re.compile(r"\b(hotel|booking|airline|other|second|legacy|partner
                           r"their) (\w+ )?(api|service|system|provider|endpoint)s?\b")
 
 
+_BOOKING_ONLY = re.compile(r"\b(hotel|airline|partner|bookings|reservations|booking (api|service|"
+                           r"system|provider|side|endpoint))\b")
+_THE_CHARGE = re.compile(r"\b(charg\w*|pay\w*|psp|stripe|card|money|bill\w*|debit\w*|every|"
+                         r"each|all|both|any)\b")
+
+
+def _about_the_charge(t: str) -> str:
+    """``t`` with the sentences about only another provider blanked ("The hotel API has a
+    lookup, so unfinished bookings are looked up."): a lookup only the other provider has is not
+    the charge's resume protocol (issue 17, HELDOUT11). Offsets are kept."""
+    return re.sub(r"[^.;!?\n]+", lambda m: " " * len(m.group(0)) if _BOOKING_ONLY.search(
+        m.group(0)) and not _THE_CHARGE.search(m.group(0)) else m.group(0), t)
+
+
 def read_field(field_name: str, text: str) -> Reading:
     """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
 
@@ -1380,8 +1394,10 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
     if stuffed:
         return Reading(field_name, text, problem=stuffed)
     hits = []
+    own = _about_the_charge(t) if field_name == "resumeProtocol" else t
     for rank, term in enumerate(VOCABULARY[field_name]):
-        m = first_match(t, term.patterns) or first_match(t, term.unguarded, guarded=False)
+        where = own if term.choice is Resume.REPLAY_AND_LOOKUP else t
+        m = first_match(where, term.patterns) or first_match(where, term.unguarded, guarded=False)
         if m is not None:
             hits.append((rank, m.start(), term, m.group(0)))
     choices = {h[2].choice for h in hits}
