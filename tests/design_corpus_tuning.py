@@ -2847,4 +2847,34 @@ TUNING: list[Entry] = [
         "tradeOff": "A lookup per open call, and late recoveries wait for an operator."},
      {"passed": True, "why": "both providers are asked before any resend", "voice":
       "two-providers"}),
+    # (11) the key described in another field, the idempotency field saying "that key"
+    ("t22-good-key-in-checkpoint-field", {
+        "checkpoint": "Before the call we commit an intent row holding the idempotency key, which "
+                      "is sha256 of the run id and the step; the reply is committed after.",
+        "idempotency": "The PSP dedups on this key for 24 h, and this key is also what we query "
+                       "it by.",
+        "resumeProtocol": "An intent without a reply is queried by key at the PSP: found, record "
+                          "it; missing, resend with the same key; past 24 h, escalate to an "
+                          "operator.",
+        "tradeOff": "One more commit per call; late recoveries go to an operator."},
+     {"passed": True, "why": "derived key said in the checkpoint field, 'this key' in "
+      "idempotency", "voice": "mechanism in the wrong field"}),
+    ("t22-bad-fresh-key-in-checkpoint-field", {
+        "checkpoint": "Before each attempt we commit an intent row holding a fresh random "
+                      "idempotency key for that attempt; the reply is committed after.",
+        "idempotency": "The PSP dedups on that key for 24 h.",
+        "resumeProtocol": "An intent without a reply is queried by key at the PSP: found, record "
+                          "it; missing, resend.",
+        "tradeOff": "One more commit per call."},
+     {"passed": False, "why": "the key the checkpoint describes is new per attempt", "voice":
+      "mechanism in the wrong field"}),
+    ("t22-bad-that-key-nowhere-said", {
+        "checkpoint": "An intent row with the idempotency key is committed before the call, the "
+                      "result after.",
+        "idempotency": "The provider deduplicates on that key.",
+        "resumeProtocol": "An intent without a result is queried by key at the provider; if "
+                          "missing it is resent with the same key.",
+        "tradeOff": "One more commit per call."},
+     {"passed": False, "why": "no field says what the key is made of", "voice":
+      "content-free"}),
 ]

@@ -253,8 +253,37 @@ def read_outline(outline: Any) -> tuple[dict[str, Reading], str, list[str]]:
             readings[name] = _read_structured(name, value, problems)
         else:
             readings[name] = read_field(name, value)
+    idem = readings.get("idempotency")
+    if idem is not None and isinstance(data.get("idempotency"), str):
+        readings["idempotency"] = _key_in_another_field(idem, data)
     failure = " ".join(str(data[f]) for f in FAILURE_FIELDS if isinstance(data.get(f), str))
     return readings, failure.strip(), problems
+
+
+_KEY_HINT = "idempotency: a key, but not where it comes from"
+_THAT_KEY = re.compile(r"\b(that|this|said|the aforementioned) (idempotency |dedup\w* )?key\b|\bthe "
+                       r"key (above|mentioned|described|we (persist|record|journal|store|write))",
+                       re.I)
+
+
+def _key_in_another_field(idem: Reading, data: dict[str, Any]) -> Reading:
+    """The idempotency field speaks of "that key" without saying what it is made of, and the
+    checkpoint or resume field says it ("the record ... carries the idempotency key (run id,
+    step number and a hash of the payload)"): the key is read from that field's sentences that
+    name a key (issue 17, HELDOUT11). Anything else: ``idem`` unchanged."""
+    if idem.choice or not idem.problem.startswith(_KEY_HINT) or not _THAT_KEY.search(idem.text):
+        return idem
+    for where in ("checkpoint", "resumeProtocol"):
+        text = data.get(where)
+        if not isinstance(text, str):
+            continue
+        said = " ".join(s for s in re.split(r"(?<=[.;!?\n])", text) if re.search(
+            r"\b(idempotency |dedup\w* )?key\b", s, re.I))
+        other = read_field("idempotency", said) if said else None
+        if other is not None and other.choice and not other.problem and not other.notes:
+            return Reading("idempotency", idem.text, other.choice,
+                           f"{other.evidence}' in the {where} field, '{idem.text[:40]}")
+    return idem
 
 
 def _read_structured(name: str, value: dict[str, str], notes: list[str]) -> Reading:

@@ -305,8 +305,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"gateway", r"\blist\w* (the )?([\w']+ )?(charges|payments)",
                  # the object of the lookup named instead of the provider: "search by that
                  # external reference", "check the key", "query for the order id"
-                 r"\b(search|query|queries|check|verif|look for|find|consult|ask|match|confirm)"
-                 r"\w* (\w+ ){0,3}(by|for|using|with|on|via) (that |the |its |our |this |their |"
+                 r"\b(search|query|queries|queried|check|verif|look for|find|consult|ask|match|"
+                 r"confirm)\w* (\w+ ){0,3}(by|for|using|with|on|via) (that |the |its |our |this |their |"
                  r"each |every |a )?(own )?(external |client |order |merchant |stored |"
                  r"idempotency |effect |payment )?(reference|ref|key|id|metadata|order id)s?\b",
                  r"\b(check|verif|query|queries|search|confirm|ask about|look for|inspect)\w* "
