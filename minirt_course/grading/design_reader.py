@@ -721,6 +721,13 @@ def terms_of(field_name: str) -> str:
 #: answer really describes, why). A qualifier counts only when it is not itself negated
 #: ("not only in memory"); when it changes the reading, the grade names both phrases.
 _RESULTISH = r"(?<!result )(?<!response )(?<!outcome )(?<!completion )(?<!receipt )"
+#: The provider's key retention, a resend and a young intent (read by the resume
+#: qualifiers and :func:`resend_within_retention`).
+_RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|retention|a day|"
+              r"one day|ttl|(the )?"
+              r"(key'?s? )?(lifetime|expiry|window))")
+_RESEND = r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|sends? (it )?again|re ?submit\w*|re ?issu\w*)"
+_YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before)\b"
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
         (r"(write|record|journal|persist|save|store|commit)\w* nothing (until|before)",
@@ -992,6 +999,29 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(do not|don't|never|without|doesn't|does not) wait\w* for (its|the|their|that|a) "
          r"(answer|lookup|response|reply|result)", Resume.BLIND_RETRY,
          "the resend does not wait for the lookup"),
+        # a resend said to go out past the provider's key retention, after the lookup too
+        # ("resend with the same key, even after 24 h", "no matter how old the intent is",
+        # "under 24 h resend; otherwise resend too"): past the retention the provider has
+        # forgotten the key, so a W3/W4 charge is made twice (coordinator's attacks, stop s12)
+        (rf"{_RESEND}[^.;]{{0,60}}\b(even|also|still) (after|past|beyond|outside|over|when|once|"
+         rf"if)\b[^.;]{{0,30}}({_RETENTION}|expir\w*|older|(it|they|the key|the intent)( is| are|"
+         rf"'s)? old)(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
+         Resume.BLIND_RETRY, "the resend goes out past the key's retention"),
+        (rf"\b(after|past|beyond|outside|older than|over|at least)\b[^.;]{{0,20}}{_RETENTION}[^.;]"
+         rf"{{0,40}}\b(still|also|just|simply|again|too) {_RESEND}", Resume.BLIND_RETRY,
+         "the resend goes out past the key's retention"),
+        (rf"{_RESEND}[^.;]{{0,60}}\b(no matter (how old|how long|when|the age|its age)|"
+         rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago)|"
+         rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely)",
+         Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
+        (rf"\b(otherwise|else|if (it is |it's )?older|older|past it|after that)\b(?:(?!\b(not|"
+         rf"never|no|don't|stop\w*|instead|escalat\w*|operator|human|ticket)\b)[^.;]){{0,30}}"
+         rf"{_RESEND}[^.;]{{0,40}}\b(too|as well|also|anyway|all the same|regardless|the same "
+         rf"way)\b",
+         Resume.BLIND_RETRY, "both branches of the age test resend"),
+        (r"\b(re ?send|retr|send again|charge again)\w*[^.;]{0,60}\bwhatever (the |its )?"
+         r"(answer|result|response|reply|lookup|outcome|provider)", Resume.BLIND_RETRY,
+         "the resend does not depend on the lookup"),
     ),
 }
 #: Sentences that ASSERT a mechanism is absent ("we have no journal", "nobody asks the
@@ -1304,6 +1334,27 @@ _ASSIGNED = re.compile(r"\b[A-Za-z_]\w*\s*:?=\s*[A-Za-z_][\w.]*\(\s*[\w'\"{f]")
 _CODE_NOISE = re.compile(r"\bdef \w+\(\)\s*:\s*(\.\.\.|pass)?|#[^\n]*|\.\.\.")
 
 
+#: A field that is one call, "name = f(a, b, c)" (coordinator's attacks, stop s12), and the
+#: parts of a key a call may hash without being a list of mechanisms.
+_ONE_CALL = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\s*:?=\s*)?[A-Za-z_][\w.]*\((?P<args>[^()]*)\)\s*"
+                       r"[.;]?\s*$")
+_DATA_PART = re.compile(r"\b(run ?id|step|seq\w*|args?|arguments?|payload|params?|order ?id|amount|"
+                        r"tool|name|attempt|key|id|index|number|currency|customer|digest)\b")
+
+
+def _buzz_arguments(raw: str) -> list[str]:
+    """The mechanism words passed as a whole field's one call's arguments ("resume =
+    f(lookup, by key, resend, same key, 24 h, escalate)"), when three or more of its arguments
+    name a mechanism rather than a part of a key; else []."""
+    m = _ONE_CALL.match(raw)
+    if m is None:
+        return []
+    args = [normalise(a) for a in re.split(r"[,|+]", m.group("args")) if a.strip()]
+    named = [a for a in args if _BUZZ.search(a) and not _DATA_PART.search(_BUZZ.sub(" ", a))
+             and not re.fullmatch(r"(run id|payload digest|digest|hash\w*|sha ?256)", a.strip())]
+    return named if len(named) >= 3 else []
+
+
 def stuffing(field_name: str, text: str) -> str:
     """Why ``text`` is a list of mechanism words rather than a design ('' when it is not): a
     list of short items, or a sentence naming four mechanism words (three, of different
@@ -1316,6 +1367,11 @@ def stuffing(field_name: str, text: str) -> str:
             named = ", ".join(m.group(0).split("(")[0] for m in _DECORATOR.finditer(raw))
             return (f"[contradiction] {field_name} names mechanisms only as decorators or "
                     f"comments ({named}) and does none of them: {QUESTIONS[field_name]}")
+    listed_args = _buzz_arguments(raw)
+    if listed_args:
+        return (f"[contradiction] {field_name} passes mechanism words as the arguments of a call "
+                f"({', '.join(listed_args[:5])}) without saying what is done, so no design can "
+                f"be read: {QUESTIONS[field_name]}")
     t = re.sub(r"^(\w+ ){0,2}\w+: ", "", normalise(text))  # a leading "Idempotency:" label
     buzz = list(dict.fromkeys(m.group(0) for m in _BUZZ.finditer(t)))
     if len(buzz) < 2 or _PREDICATE.search(_BUZZ.sub(" ", t)):  # not the "once" of "exactly once"
@@ -1496,11 +1552,6 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
                                               f"one of: {terms_of(field_name)}")
 
 
-_RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|retention|a day|"
-              r"one day|ttl|(the )?"
-              r"(key'?s? )?(lifetime|expiry|window))")
-_RESEND = r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|sends? (it )?again|re ?submit\w*|re ?issu\w*)"
-_YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before)\b"
 #: What happens past the retention, said as the other branch: "past 24 h ...", "at least 24 h
 #: ...", or "if older", "older:", "otherwise", "else" (issue 17, HELDOUT11).
 _PAST_IT = re.compile(
@@ -1524,7 +1575,8 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
                       rf"[^.;]{{0,40}})?{_RESEND}", t))
     if m is None or _subject_kept(t, m.start()) or not _PAST_IT.search(t[m.end():]):
         return None
-    return m
+    late = _qualifier("resumeProtocol", t)  # "otherwise we resend it too": no branch escalates
+    return None if late and late[0] == Resume.BLIND_RETRY else m
 
 
 _PASSIVE_AUX = {"is", "are", "was", "were", "gets", "get"}
