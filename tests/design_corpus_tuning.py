@@ -2877,4 +2877,125 @@ TUNING: list[Entry] = [
         "tradeOff": "One more commit per call."},
      {"passed": False, "why": "no field says what the key is made of", "voice":
       "content-free"}),
+    # -- t23 (stop s12): the coordinator's attacks on the merged reader, then HELDOUT12B's
+    # classes after its one measurement, each in words other than the corpus's
+    # (A) a resend said to go out past the key's retention, after a lookup
+    ("t23-bad-lookup-then-resend-past-a-day", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Each open charge is looked up by its key; when nothing is found it is "
+                          "sent again with the same key, also when the intent is older than a "
+                          "day.",
+        "tradeOff": "One lookup per open charge on recovery."},
+     {"passed": False, "why": "past 24 h the provider forgot the key: the resend charges twice",
+      "voice": "plain"}),
+    ("t23-bad-lookup-resend-regardless-of-age", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Query the PSP by key; missing -> resend with that key, regardless of "
+                          "how old the intent is.",
+        "tradeOff": "One query per open charge."},
+     {"passed": False, "why": "resent at any age: a W3/W4 crash recovered after 25 h charges "
+      "twice", "voice": "terse"}),
+    ("t23-bad-lookup-both-age-branches-resend", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "We ask the provider about each open charge by key. If it has none and "
+                          "the charge is under 24 h old we resend with the same key; else we "
+                          "resend with the same key as well.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "both branches resend: past 24 h a duplicate", "voice": "plain"}),
+    ("t23-bad-downtime-does-not-matter", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "get_charge(key): found -> store the receipt; missing -> resend(key). "
+                          "Since we always ask first, the length of the outage never matters.",
+        "tradeOff": "A round trip per recovered call."},
+     {"passed": False, "why": "'how long we were down never matters': resends past 24 h",
+      "voice": "code"}),
+    ("t23-good-lookup-resend-young-escalate-old", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Each open charge is looked up by its key; if nothing is found and it is "
+                          "younger than a day it is resent with the same key, and when it is "
+                          "older an operator settles it instead.",
+        "tradeOff": "Past a day a person has to settle each open charge."},
+     {"passed": True, "why": "lookup, resend within retention, escalate past it", "voice":
+      "plain"}),
+    # (B) mechanism words passed as a call's arguments
+    ("t23-bad-stuffed-call-arguments", {
+        "checkpoint": "persist(intent, journal, wal, fsync)",
+        "idempotency": "make_key(uuid, stored, derived, deterministic)",
+        "resumeProtocol": "recover(replay, lookup, reconcile, escalate)",
+        "failureMode": "risk(duplicate, W3, retention)"},
+     {"passed": False, "why": "mechanism words as arguments, no design", "voice": "stuffed",
+      "contradiction": True}),
+    # (C) the intent's age said as a number; (D) "below" the window
+    ("t23-good-ages-as-numbers", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "A charge intent that is 3 hours old and has no result is resent with "
+                          "its key; one that is 2 days old is never resent, it is parked for a "
+                          "human.",
+        "tradeOff": "No lookup first, so we depend on the provider's dedup; old ones need a "
+                    "person."},
+     {"passed": True, "why": "retry within retention by example ages, escalate past it",
+      "voice": "event-log"}),
+    ("t23-bad-ages-as-numbers-both-resent", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "A charge intent that is 3 hours old and has no result is resent with "
+                          "its key; one that is 2 days old is resent with its key too.",
+        "tradeOff": "One more journal write per call."},
+     {"passed": False, "why": "the 2-day-old intent is resent: past retention a duplicate",
+      "voice": "event-log"}),
+    ("t23-good-below-the-window", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open charges below the provider's 24 h key window are resent with the "
+                          "recorded key. Those past the window are not resent; they go to the "
+                          "on-call queue.",
+        "failureMode": "Correctness inside the window rests on the provider's dedup; past it, a "
+                       "person resolves it."},
+     {"passed": True, "why": "retry within retention said 'below the window'", "voice":
+      "formal-spec"}),
+    # (E) "stuck with" a kind of provider; (F) "we'd have to" is a hypothetical
+    ("t23-good-stuck-with-searchable-gateways", {
+        "checkpoint": "The intent, with our order reference, is committed before the charge; the "
+                      "receipt after.",
+        "idempotency": "Our own order reference, made from run id and step, is stored on the "
+                       "charge by the gateway, which lets us search by it.",
+        "resumeProtocol": "For an open intent, search the gateway by that reference: found, keep "
+                          "that receipt; not found, charge again with the same reference.",
+        "tradeOff": "A search per recovered charge, and we are stuck with gateways that offer "
+                    "search by reference; without that we'd have to page someone instead."},
+     {"passed": True, "why": "client reference with lookup; 'stuck with gateways' is a limit, "
+      "not a stuck run", "voice": "casual"}),
+    # (G) a key drawn "one time"
+    ("t23-good-uuid-drawn-one-time", {
+        "checkpoint": "Intent row committed before the request, result row after.",
+        "idempotency": "We draw a random uuid a single time, together with the intent, and keep "
+                       "it in that row; every retry sends that uuid.",
+        "resumeProtocol": "Open intents are looked up by that uuid; found, record it; not found "
+                          "and under 24 h old, resend with it; older, escalate to an operator.",
+        "failureMode": "Each call costs one extra write before it goes out."},
+     {"passed": True, "why": "stored key drawn once, with lookup", "voice": "casual"}),
+    # (I) a lookup a person makes is an escalation
+    ("t23-bad-support-looks-it-up", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "An open charge is left alone by the worker; support then looks it up "
+                          "on the PSP dashboard and decides what to do.",
+        "tradeOff": "Slow, a person handles every crash, but never wrong."},
+     {"passed": False, "why": "every open charge escalated, even at once: stuck runs", "voice":
+      "casual"}),
+    ("t23-good-worker-looks-up-operator-past-a-day", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "The worker looks each open charge up by key: found, record it; missing "
+                          "and under 24 h, resend with the same key; past 24 h an operator checks "
+                          "the dashboard and decides.",
+        "tradeOff": "Past a day a person has to decide."},
+     {"passed": True, "why": "the runtime's lookup; only past retention a person", "voice":
+      "plain"}),
 ]

@@ -430,6 +430,13 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
                        f"the call left, but your checkpoint field says '{check.evidence}' "
                        f"({check.label}): the intent is journaled before the call, so it is "
                        "there at that moment")
+    if resume is not None and t:  # "past retention -> escalate" / "zero operator involvement"
+        claims = read_claims(failure)
+        hand_off = re.search(r"\b(escalat\w*|operators?|humans?|manual\w*|on ?call|tickets?|a "
+                             r"person|support)\b", normalise(resume.text))
+        if hand_off and "stuck" in claims.denied and "stuck" not in claims.named:
+            out.append(f"[contradiction] your failure mode says no run is left for a person, but "
+                       f"your resume protocol says '{hand_off.group(0)}'")
     return out
 
 

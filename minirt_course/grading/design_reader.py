@@ -229,8 +229,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"(the )?step")),
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
             r"(uuid|random (key|id|value)|guid)\w*.{0,60}((?<!exactly )once|per (logical )?operation|"
-            r"stored|journaled|persisted|saved|recorded|written|carried|stor(e|es) it (in|with|"
-            r"inside))(?! nowhere)",
+            r"stored|journaled|persisted|saved|recorded|written|carried|(stor|keep)(e|es|s)? it (in|"
+            r"with|inside)|(a single|one) time)(?! nowhere)",
             r"(generated?|created?|minted?) (exactly |only |just )?once",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
@@ -424,7 +424,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"abandon", r"gives? up (the |on the )?order", r"order (is |gets )?"
              r"(not fulfilled|unfulfilled|cancelled)", r"\blose (the |an |a )?(effect|charge|"
              r"payment|booking|order)"),
-    "stuck": (r"stuck", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
+    "stuck": (r"stuck(?! with (\w+ )?(providers?|psps?|vendors?|gateways?|apis?|services|only|"
+              r"those|ones?)\b)", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
               r"blocked", r"\bblocks?\b", r"\b(cannot|can't|can not) (move|proceed|"
               r"continue|progress|go on|advance)\b", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
@@ -553,7 +554,7 @@ _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevente
 _TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
                         r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless|risk\w*|"
-                           r"unsafe|in danger of)\b")
+                           r"unsafe|in danger of)\b|\b(we|i|you|they|it|one)'d\b")
 #: A sentence that opens with a condition ("If restart is after 24 hours, ..., so resending can
 #: do double charge") says what could happen in that case, in every one of its clauses.
 _CONDITIONAL = re.compile(r"^\s*(if|suppose|supposing|in case|should|assuming)\b")
@@ -726,8 +727,9 @@ _RESULTISH = r"(?<!result )(?<!response )(?<!outcome )(?<!completion )(?<!receip
 _RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|retention|a day|"
               r"one day|ttl|(the )?"
               r"(key'?s? )?(lifetime|expiry|window))")
-_RESEND = r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|sends? (it )?again|re ?submit\w*|re ?issu\w*)"
-_YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before)\b"
+_RESEND = (r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending) (it )?again|"
+           r"re ?submit\w*|re ?issu\w*)")
+_YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of)\b"
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
         (r"(write|record|journal|persist|save|store|commit)\w* nothing (until|before)",
@@ -907,7 +909,8 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "Python's hash() is salted per process: a restarted process makes another key"),
         (r"\b(generate|mint|create|make|draw|pick)\w* (a |an )?(fresh|new|different|random|another) "
          r"(idempotency )?(key|uuid|token|id)\b(?![^.;]{0,40}\b(once|per (logical )?operation|stored|"
-         r"journal\w*|persist\w*|saved|kept|reused|same))", Idempotency.RANDOM_PER_ATTEMPT,
+         r"journal\w*|persist\w*|saved|kept|reused|same|one time|a single time|lives? in|with the "
+         r"intent|in the (intent|journal)))", Idempotency.RANDOM_PER_ATTEMPT,
          "a new key is made for the resend"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
@@ -1014,6 +1017,13 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago)|"
          rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely)",
          Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
+        # "404: resend with k. The lookup is authoritative, so how long we were down doesn't
+        # matter" (issue 17, HELDOUT12B)
+        (rf"{_RESEND}[\s\S]{{0,120}}\b(how long|how old|how late|when we (come|came) back|age|"
+         rf"delay|downtime|outage|length|duration|gap|time away)\b[^.;]{{0,40}}\b(doesn't|does not|"
+         rf"don't|do not|won't|will not|never|can't|cannot) (really |ever )?matters?\b",
+         Resume.BLIND_RETRY,
+         "the resend goes out at any age, past the key's retention"),
         (rf"\b(otherwise|else|if (it is |it's )?older|older|past it|after that)\b(?:(?!\b(not|"
          rf"never|no|don't|stop\w*|instead|escalat\w*|operator|human|ticket)\b)[^.;]){{0,30}}"
          rf"{_RESEND}[^.;]{{0,40}}\b(too|as well|also|anyway|all the same|regardless|the same "
@@ -1403,10 +1413,20 @@ _THE_CHARGE = re.compile(r"\b(charg\w*|pay\w*|psp|stripe|card|money|bill\w*|debi
                          r"each|all|both|any)\b")
 
 
+#: A lookup a person makes ("it goes straight to a human who checks the provider and
+#: decides"): the run waits for that person, the runtime looks nothing up (issue 17, HELDOUT12B).
+_PERSON_LOOKS = re.compile(r"\b(human|person|operator|someone|somebody|support|ops|on ?call|admin|"
+                           r"staff|people|engineer)s?\b,? ((who|that|then|will|can|must|has to|have "
+                           r"to|should|manually|later|by hand|personally|first) )*(check|look|quer|"
+                           r"search|ask|verif|consult|inspect|reconcil|find|go)\w*[^.;]*")
+
+
 def _about_the_charge(t: str) -> str:
     """``t`` with the sentences about only another provider blanked ("The hotel API has a
     lookup, so unfinished bookings are looked up."): a lookup only the other provider has is not
-    the charge's resume protocol (issue 17, HELDOUT11). Offsets are kept."""
+    the charge's resume protocol (issue 17, HELDOUT11); and a lookup a person makes blanked
+    (:data:`_PERSON_LOOKS`). Offsets are kept."""
+    t = _PERSON_LOOKS.sub(lambda m: " " * len(m.group(0)), t)
     return re.sub(r"[^.;!?\n]+", lambda m: " " * len(m.group(0)) if _BOOKING_ONLY.search(
         m.group(0)) and not _THE_CHARGE.search(m.group(0)) else m.group(0), t)
 
@@ -1561,18 +1581,38 @@ _PAST_IT = re.compile(
     r"not|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
 
 
+_AGE = re.compile(r"\b(\d+(?:\.\d+)?) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)"
+                  r"(?= old\b)")
+_COMPARED = re.compile(r"\b(under|over|less than|more than|at least|younger than|older than|below|"
+                       r"above|within|past|beyond)\s*$")
+
+
+def _ages_as_retention(t: str) -> str:
+    """An intent's age said as a number ("the intent is 5 min old -> resend; had it been 25 h
+    old: no resend") as the comparison with the provider's 24 h it is ("under 24 h old", "over
+    24 h old"); an age already compared ("under 24 h old") is kept (issue 17, HELDOUT12B)."""
+    def said(m: re.Match[str]) -> str:
+        if _COMPARED.search(t[max(0, m.start() - 16):m.start()]):
+            return m.group(0)
+        unit = m.group(2)[0]
+        hours = float(m.group(1)) * {"s": 1 / 3600, "m": 1 / 60, "h": 1, "d": 24}[unit]
+        return "under 24 h" if hours < 24 else "over 24 h"
+    return _AGE.sub(said, t)
+
+
 def resend_within_retention(t: str) -> re.Match[str] | None:
     """A resend with the same key said to depend on the intent's age ("we resend with the same
     key while it is under 24 h old; past that we open a ticket"), read only when the answer also
     says what happens past the retention (escalate, do not resend, look it up). A same-key
     resend with nothing said past the retention is a blind retry. ``t`` is normalised text."""
+    t = _ages_as_retention(t)
     if not re.search(_RETENTION, t):
         return None
     t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
-    m = (re.search(rf"{_RESEND}[^.;]{{0,80}}{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)",
+    m = (re.search(rf"{_RESEND}[^.;]{{0,80}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)",
                    t)
-         or re.search(rf"{_YOUNG}[^.;]{{0,40}}({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}(;"
-                      rf"[^.;]{{0,40}})?{_RESEND}", t))
+         or re.search(rf"{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}?(;"
+                      rf"[^.;]{{0,40}}?)?{_RESEND}", t))
     if m is None or _subject_kept(t, m.start()) or not _PAST_IT.search(t[m.end():]):
         return None
     late = _qualifier("resumeProtocol", t)  # "otherwise we resend it too": no branch escalates
