@@ -2998,4 +2998,119 @@ TUNING: list[Entry] = [
         "tradeOff": "Past a day a person has to decide."},
      {"passed": True, "why": "the runtime's lookup; only past retention a person", "voice":
       "plain"}),
+    # -- t24 (stop s12): HELDOUT13's classes after its one measurement, in other words
+    ("t24-good-it-hangs-on-the-endpoint", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open charges are looked up by key; found, record it; missing and under "
+                          "24 h, resend with the same key; older, escalate to an operator.",
+        "tradeOff": "It all hangs on the provider's lookup endpoint being reachable; one extra "
+                    "call per open charge."},
+     {"passed": True, "why": "'hangs on' is a dependency, not a hung run", "voice": "casual"}),
+    ("t24-good-reconcile-through-resending", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "There is no lookup, so we reconcile through resending: an open charge "
+                          "goes out again with its key while it is under 24 h old; past that it "
+                          "is never resent and an operator settles it.",
+        "tradeOff": "Every recovery inside the window is a real request."},
+     {"passed": True, "why": "retry within retention; 'reconcile through resending' is no "
+      "lookup", "voice": "plain"}),
+    ("t24-good-after-this-point-escalate", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "We send it again with the same key while the provider still knows "
+                          "keys (one day). After this point we stop and hand the run to on-call.",
+        "tradeOff": "Long outages end with a person."},
+     {"passed": True, "why": "retry within retention, the past branch 'after this point'",
+      "voice": "non-native"}),
+    ("t24-bad-resend-weeks-later-too", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look the charge up by its key; when it is missing, resend it with "
+                          "that key, even if the run stopped weeks ago.",
+        "tradeOff": "A lookup per open charge."},
+     {"passed": False, "why": "resent weeks later, past the 24 h retention: a duplicate",
+      "voice": "plain"}),
+    ("t24-good-redelivered-within-a-day", {
+        "checkpoint": "The outbox row with its key is committed with the order, before the worker "
+                      "calls the PSP; the reply is written back to the row.",
+        "idempotency": "A uuid made when the row is inserted and stored in it; every delivery "
+                       "uses it.",
+        "resumeProtocol": "Rows with no reply are redelivered with their key only while they are "
+                          "younger than 24 h; older rows are not redelivered, an operator takes "
+                          "them.",
+        "tradeOff": "No lookup: every redelivery is a real request."},
+     {"passed": True, "why": "outbox, stored key, retry within retention", "voice": "outbox"}),
+    ("t24-good-reference-they-let-us-find", {
+        "checkpoint": "The intent, with our reference, is committed before the charge; the "
+                      "result after.",
+        "idempotency": "The PSP offers no idempotency key; each charge carries our reference, "
+                       "which the PSP keeps and lets us find.",
+        "resumeProtocol": "An open intent is not resent right away: first we find the charge by "
+                          "that reference, record it if it is there, resend only if it is not.",
+        "tradeOff": "One search per open intent."},
+     {"passed": True, "why": "client reference with a lookup before the resend", "voice":
+      "plain"}),
+    ("t24-good-code-reads-row-key", {
+        "checkpoint": "row = journal.insert_intent(args)  # committed, then the call",
+        "idempotency": "row.key = uuid4() at insert time; retries use the row key and never "
+                       "generate a new uuid again",
+        "resumeProtocol": "hit = psp.lookup(row.key); if hit: record(hit) elif row.age < 24h: "
+                          "send(row) else: escalate(row)",
+        "tradeOff": "The key cannot be recomputed, so it lives only in the row."},
+     {"passed": True, "why": "stored key read from the row, lookup, escalate past 24 h", "voice":
+      "code"}),
+    ("t24-good-risk-two-workers-race", {
+        "checkpoint": "Intent with our reference committed before the charge, result after.",
+        "idempotency": "Our own reference, from run id and step, stored on the charge by the "
+                       "provider, which we can search by.",
+        "resumeProtocol": "Search by the reference first; found, keep it; not found, charge "
+                          "again with the same reference.",
+        "failureMode": "If two workers pick up the same open intent concurrently, both searches "
+                       "miss and the card is charged twice."},
+     {"passed": True, "why": "a true risk the sweep does not model (a race)", "voice": "plain"}),
+    ("t24-bad-safe-design-claims-w3-double", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open charges are looked up by key; found, record it; missing and under "
+                          "24 h, resend with the same key; older, escalate to an operator.",
+        "failureMode": "A crash in W3 charges the customer twice."},
+     {"passed": False, "why": "claims a duplicate the design does not have, with no cause "
+      "outside the sweep", "voice": "plain"}),
+    ("t24-bad-retry-count-in-key-code", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "idem = f\"{order_id}:{retry_count}\"",
+        "resumeProtocol": "if psp.get(idem) is None: psp.charge(idem)",
+        "tradeOff": "A lookup per open charge."},
+     {"passed": False, "why": "the retry count is in the key: a new key per attempt", "voice":
+      "code"}),
+    ("t24-good-does-not-eliminate-people", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open charges are looked up by key; found, record it; missing and under "
+                          "24 h, resend with the same key; older, escalate to an operator.",
+        "failureMode": "This does not eliminate the on-call person: a charge open for over a "
+                       "day still lands with them."},
+     {"passed": True, "why": "'does not eliminate' keeps the person: the late escalation",
+      "voice": "plain"}),
+    ("t24-good-initially-result-only-now-intent", {
+        "checkpoint": "Initially I only stored the result, which was a mistake. The intent is now "
+                      "committed before the charge and the result after.",
+        "idempotency": "Originally a new uuid per request; I replaced that. The key is now "
+                       "derived from run id and step and never changes.",
+        "resumeProtocol": "Open charges are looked up by key; found, record it; missing and under "
+                          "24 h, resend with the same key; older, escalate to an operator.",
+        "tradeOff": "One more write per call."},
+     {"passed": True, "why": "drafts the learner says they changed are not the design", "voice":
+      "contradicting"}),
+    ("t24-bad-failure-says-key-is-new", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open charges are looked up by key; found, record it; missing and under "
+                          "24 h, resend with the same key; older, escalate to an operator.",
+        "failureMode": "The key is a new random token each time, so a W4 retry may charge "
+                       "twice."},
+     {"passed": False, "why": "the failure mode's key contradicts the derived key", "voice":
+      "contradicting", "contradiction": True}),
 ]

@@ -343,6 +343,13 @@ _WRITE_VERB = re.compile(r"\b(we|it|the worker|the runtime|the agent|the run) (o
                          r"stores|commit|commits|insert|inserts|log|logs|append|appends)\b")
 
 
+#: A failure mode that says the key is new ("since the key is a fresh random UUID"), read
+#: against an idempotency field whose key never changes (issue 17, HELDOUT13).
+_FRESH_KEY_SAID = re.compile(r"\b(key|token|idempotency key)s? (is|are|was|gets?) (always |just "
+                             r"|simply )?(a |an )?(fresh|new|random|different)( random)? (uuid|key|"
+                             r"id|value|token|nonce|one)\b")
+
+
 def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
     """What the failureMode/tradeOff (or the resume protocol) says about the design that another
     field denies."""
@@ -368,9 +375,15 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
                            f"but your idempotency field says '{idem.evidence}' ({idem.label})")
     if idem is not None and idem.choice in (*KEYS, Idempotency.CLIENT_REFERENCE) and t:
         said = read_field("idempotency", failure)
-        if said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
+        if said.choice == Idempotency.NONE and idem.choice == Idempotency.CLIENT_REFERENCE:
+            pass  # "no key means the provider won't catch our mistakes": a reference has none
+        elif said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
             out.append(f"[contradiction] your failure mode says '{said.evidence}', but your "
                        f"idempotency field says '{idem.evidence}' ({idem.label})")
+    fresh = _FRESH_KEY_SAID.search(t) if idem is not None and idem.choice in KEYS else None
+    if fresh and not any("your failure mode says" in line for line in out):
+        out.append(f"[contradiction] your failure mode says '{fresh.group(0)}', but your "
+                   f"idempotency field says '{idem.evidence}' ({idem.label})")
     check = readings.get("checkpoint")
     if check is not None and check.choice == Checkpoint.INTENT_AND_RESULT:
         for where, text in (("resume protocol", resume.text if resume else ""),
@@ -490,7 +503,8 @@ def judge_failure_mode(claims: Claims, cells: tuple[DesignCell, ...]) -> str:
     if false:
         return (f"[failure-mode] you state {', '.join(sorted(false))} as a failure of your "
                 f"design, but the sweep shows none in any window")
-    if "cost" in claims.named or (escalated and claims.named & {"limit", "stuck"}):
+    if "cost" in claims.named or (escalated and claims.named & {"limit", "stuck"}) \
+            or claims.outside:  # "a lagging search index turns a miss into a double charge"
         return ""
     limit = ("or where it still needs a human (the sweep escalated some late recoveries)"
              if escalated else "")

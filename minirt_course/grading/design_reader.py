@@ -252,7 +252,12 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"up)? (from|out of) (the |its |that |this )?(\w+ )?(history|event|events|event log|log|"
             r"message|entry|outbox|there)\b",
             r"\b(key|uuid|token|id)\w*( ?\(\))? (runs|is called|is run|is invoked|executes|fires|is "
-            r"evaluated) (only |exactly |just )?once\b")),
+            r"evaluated) (only |exactly |just )?once\b",
+            # "retries and resumes read intent.key, never call uuid4() again" (HELDOUT13)
+            r"\b(read|reads|reuse|reuses|load|loads|use|uses)\w* (the )?(intent|row|record|journal|"
+            r"entry|event)('?s)?[. ](key|uuid|id|token)\b",
+            r"\bnever (call|calls|generate|generates|make|makes|create|creates|draw|draws|mint|mints)"
+            r" (a )?(new |another |fresh )?(uuid\w*|key|token|random)\w*( ?\(\))? again\b")),
         Term(Idempotency.CLIENT_REFERENCE, "provider lookup by client reference", (
             r"client (reference|ref|id)\b", r"reference (id|number|field)",
             r"(our|the|an|its) (own )?(order|merchant|external|invoice|business) (reference|"
@@ -262,6 +267,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"client)", r"(list|search|find|query)\w* (the )?(charges|payments) by",
             # issue 17 HELDOUT11: "our own reference, which it stores and lets us search by"
             r"\bour (own )?(reference|ref)\b(?! (number|id) (is|as) (the |our )?(idempotency )?key)",
+            r"\b(reference|ref)\b[^.;]{0,80}\b(lets|let|allows?) us (to )?(search|look ?up|find|query|"
+            r"list)\b",
             r"\b(reference|ref)\b[^.;]{0,80}\b(search|look ?up|find|query|list|filter)\w* (it |"
             r"them |charges |payments )?(by|on|for)\b(?! (the |its |our )?(idempotency )?key)")),
         Term(Idempotency.RANDOM_PER_ATTEMPT, "random key per attempt", (
@@ -281,7 +288,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
     "resumeProtocol": (
         Term(Resume.REPLAY_AND_LOOKUP, "replay the journal, reconcile unresolved intents by "
              "lookup", (
-                 r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b", r"reconcil",
+                 r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b",
+                 r"reconcil(?!\w* (\w+ )?(by|through|via) (re ?send|re ?tr|sending|redeliver|replay\w* "
+                 r"the (call|request)))",
                  r"\b(query|queries|queried|ask|asks|asking|check|checks|checking|verify|"
                  r"search)\w* (with )?(the )?(payment )?(provider|prov\b|api|stripe|psp|processor|"
                  r"service|bank|gateway)", r"\b(ask|asks|asking|query|queries|check|checks)\w* (the )?"
@@ -427,7 +436,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "stuck": (r"stuck(?! with (\w+ )?(providers?|psps?|vendors?|gateways?|apis?|services|only|"
               r"those|ones?)\b)", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
               r"blocked", r"\bblocks?\b", r"\b(cannot|can't|can not) (move|proceed|"
-              r"continue|progress|go on|advance)\b", r"\bhangs?\b", r"never (finishes|completes|ends)", r"\bparked",
+              r"continue|progress|go on|advance)\b", r"\bhangs?\b(?! on\b)", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
               r"\bpaged\b", r"must (verify|decide|check)",
@@ -454,7 +463,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"\boutages?\b", r"\b(reachable|available|back up|work|works) again\b",
               r"\b(endpoint|api|service|lookups?|search|query api)s? (is |are |goes |being )?(down|"
               r"unavailable|unreachable|offline)\b"),
-    "cost": (r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
+    "cost": (r"\b(real|actual|full|extra|additional) (provider |psp |api )?(requests?|calls?|round "
+             r"?trips?|charge attempts?)\b", r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
              r"\bcosts?\b", r"storage", r"\bdisk\b", r"throughput", r"overhead", r"complexit",
              r"(two|2|more) (journal )?(writes|fsyncs|round trips)", r"write amplification",
@@ -728,7 +738,7 @@ _RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|r
               r"one day|ttl|(the )?"
               r"(key'?s? )?(lifetime|expiry|window))")
 _RESEND = (r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending) (it )?again|"
-           r"re ?submit\w*|re ?issu\w*)")
+           r"re ?submit\w*|re ?issu\w*|re ?deliver\w*)")
 _YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of)\b"
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
@@ -931,6 +941,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(date|hour|minute|time|clock)\b[^.;]{0,30}\b(of|at) the (moment|time) of (the )?(call|"
          r"send|request|attempt|retry)", Idempotency.RANDOM_PER_ATTEMPT,
          "the time of the call is part of the key"),
+        # the attempt counter inside the key, in code ('f"{run_id}-{step}-{attempt}"', HELDOUT13)
+        (r"\{ ?(self |ctx |call )?(attempt|attempts|retry|retries|try|tries|n attempts?|attempt (no|"
+         r"num|number|count|n|idx|index)|retry (count|no|num|number|idx|index))( ?\+ ?1)? ?\}",
+         Idempotency.RANDOM_PER_ATTEMPT, "the attempt number is part of the key"),
         # issue 17 HELDOUT11: the send time inside the key, in code ("sha256(order_id +
         # request_sent_at)") or in words ("hashed with the time the request is sent")
         (r"\([^()]{0,60}\b(sent|send|sending|request|requested|dispatch\w*|attempt\w*|retry|"
@@ -970,7 +984,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(re ?send|retr|re ?tr|send again|re ?issu|re ?submit|repeat)\w* [^.;]{0,40}\b(first|"
          r"straight away|immediately|right away|at once)\b[^.;]{0,20}\b(then|afterwards|after "
          r"that|later|and after)\b", Resume.BLIND_RETRY, "the resend comes before the lookup"),
-        (r"\b((is|are|gets|get|was) (\w+ )?(re ?sent|resent|retried|resubmitted|re ?issued|sent "
+        (r"\b((is|are|gets|get|was) (?!(never|not|no)\b)(\w+ )?(re ?sent|resent|retried|resubmitted|re ?issued|sent "
          r"again|repeated|redone|charged again|fired again)|we (just |simply )?(re ?send|retry|send "
          r"again|charge again)( it| the charge| the call)?) (\w+ ){0,2}(straight away|immediately|"
          r"right away|at once|first thing|before anything else)\b", Resume.BLIND_RETRY,
@@ -1008,7 +1022,7 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # forgotten the key, so a W3/W4 charge is made twice (coordinator's attacks, stop s12)
         (rf"{_RESEND}[^.;]{{0,60}}\b(even|also|still) (after|past|beyond|outside|over|when|once|"
          rf"if)\b[^.;]{{0,30}}({_RETENTION}|expir\w*|older|(it|they|the key|the intent)( is| are|"
-         rf"'s)? old)(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
+         rf"'s)? old|(days?|weeks?|months?) (ago|later|old)|long ago|much later|a long time)(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
          Resume.BLIND_RETRY, "the resend goes out past the key's retention"),
         (rf"\b(after|past|beyond|outside|older than|over|at least)\b[^.;]{{0,20}}{_RETENTION}[^.;]"
          rf"{{0,40}}\b(still|also|just|simply|again|too) {_RESEND}", Resume.BLIND_RETRY,
@@ -1431,13 +1445,38 @@ def _about_the_charge(t: str) -> str:
         m.group(0)) and not _THE_CHARGE.search(m.group(0)) else m.group(0), t)
 
 
+#: A sentence about a draft the learner has since changed ("My first draft saved the result
+#: only after the call; I changed it.", "I had a UUID per request at first, which is wrong"):
+#: a draft marker, and a change said in that sentence or the next (issue 17, HELDOUT13).
+_DRAFT = re.compile(r"\b((my|our|the|an?) (first|earlier|previous|old|original|initial) (draft|"
+                    r"version|design|attempt|idea|answer)|at first|originally|initially|i used to|"
+                    r"we used to|before i (changed|fixed|revised))\b", re.I)
+_CHANGED = re.compile(r"\b(changed|dropped|replaced|wrong|fixed|no longer|now|instead|switched|"
+                      r"removed|corrected|revised|scrapped|abandoned|mistake)\b", re.I)
+
+
+def without_drafts(text: str) -> str:
+    """``text`` without its sentences about a draft the learner says they changed
+    (:data:`_DRAFT`); anything else unchanged."""
+    if not isinstance(text, str) or not _DRAFT.search(text):
+        return text
+    sentences = re.split(r"(?<=[.!?\n])\s*", text)
+    kept = [x for i, x in enumerate(sentences) if not (_DRAFT.search(x) and (
+        _CHANGED.search(x) or (i + 1 < len(sentences) and re.match(r"\s*(now|so now|today|these "
+                                                                   r"days)\b", sentences[i + 1],
+                                                                   re.I))))]
+    return " ".join(kept) if kept else text
+
+
 def read_field(field_name: str, text: str) -> Reading:
     """Read a free-text answer of ``field_name`` into one vocabulary choice, or say why not.
 
     An intent read from a checkpoint is then checked for where it goes and when: held in
     process memory with nothing durable before the call (:func:`volatile_before_call`), or
     written in code only after the code calls the provider (:func:`code_calls_before_writing`),
-    it is read as 'result only' and the note names the phrase."""
+    it is read as 'result only' and the note names the phrase. Sentences about a draft the
+    learner says they changed are not read (:func:`without_drafts`)."""
+    text = without_drafts(text)
     reading = read_vocabulary(field_name, text)
     if field_name != "checkpoint" or reading.choice != Checkpoint.INTENT_AND_RESULT:
         return reading
@@ -1565,6 +1604,12 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
         choice, phrase = key_from_its_source(t)
         if choice:
             return Reading(field_name, text, choice, phrase)
+    promised = list(dict.fromkeys(m.group(0) for m in _PROMISE.finditer(t)))
+    if len(promised) >= 2:
+        return Reading(field_name, text, problem=f"[contradiction] {field_name} promises "
+                                                  f"({', '.join(promised[:4])}) and names no "
+                                                  f"mechanism that delivers it: "
+                                                  f"{QUESTIONS[field_name]}")
     hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
     said = (f"'{vague}' says what, not how" if vague else hint or
             "no mechanism of the vocabulary is named")
@@ -1572,11 +1617,22 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
                                               f"one of: {terms_of(field_name)}")
 
 
+#: What a buzzword answer promises instead of saying how ("a robust, ACID-compliant
+#: persistence layer guarantees durable, consistent state"; HELDOUT13): read only in a field
+#: where no mechanism was found.
+_PROMISE = re.compile(r"\b(robust|guarantee[sd]?|acid( compliant)?|best practices?|industry "
+                      r"standard|self healing|end to end|zero (data loss|downtime)|seamless\w*|"
+                      r"bullet ?proof|enterprise grade|battle tested|at all times|fully "
+                      r"automatic|always consistent|state of the art|cutting edge|world class|"
+                      r"fault tolerant|highly available|resilient)\b")
+
+
 #: What happens past the retention, said as the other branch: "past 24 h ...", "at least 24 h
 #: ...", or "if older", "older:", "otherwise", "else" (issue 17, HELDOUT11).
 _PAST_IT = re.compile(
     rf"(\b(past|beyond|after|over|older than|outside|once|at least)\b[^.;]{{0,40}}({_RETENTION}|"
-    r"\bit\b|\bthat\b|expir\w*)|\b(otherwise|else|older)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
+    r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
+    r"on ?call|a person|someone|support|ops|hand\w* (it |the run |them )?(over |to )|"
     r"park\w*|flag\w*|uncertain|unsafe|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
     r"not|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
 
@@ -1654,6 +1710,10 @@ class Claims:
     asserted: frozenset[str]  # named as facts (no would/could/if in their clause)
     denied: frozenset[str]  # named under a negation ("prevents", "no duplicate")
     windows: frozenset[str]  # W1..W5 named or described
+    #: outcomes named with a cause the sweep does not model ("if the search index lags, a miss
+    #: becomes a duplicate charge", "a code path that skips the lookup charges twice"): a real
+    #: risk of a design the sweep finds clean, not a claim about the swept design
+    outside: frozenset[str] = frozenset()
 
     @property
     def concrete(self) -> bool:
@@ -1697,11 +1757,24 @@ _NONE_SEEN = re.compile(r"\b(can't|cannot|can not|don't|do not|couldn't|could no
 #: with an operator"): the escalation of a late recovery, not a wrong result the design claims.
 _HANDED_OFF = re.compile(r"\b(operator|human|on ?call|support|a person|someone|manual\w*|by hand|"
                          r"escalat\w*|ticket)")
+#: A cause the sweep does not model (issue 17, HELDOUT13): a lagging or eventually consistent
+#: search, a race between two workers, a code path or a bug that skips the protocol.
+_OUTSIDE_THE_SWEEP = re.compile(
+    r"\b(lag|lags|lagging|laggy|eventual(ly)? consisten\w*|read after write|stale|not yet (visible|"
+    r"indexed)|index(es|ing)? (is |are )?(behind|late|slow)|races?|racing|concurrent\w*|second "
+    r"worker|two workers|another worker|both workers|bug|bugs|buggy|code path|skips? (the )?"
+    r"(search|lookup|check|find)|skipped|misconfigur\w*|clock skew|split brain)\b")
+#: A negated removal is a thing kept ("it doesn't get rid of operators").
+_KEPT = re.compile(r"\b(doesn't|does not|won't|will not|can't|cannot|didn't|did not|never) (get rid "
+                   r"of|remove|eliminate|do away with|take away|replace)\b")
 
 
 def read_claims(text: str) -> Claims:
     t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
-    named, asserted, denied, windows = set(), set(), set(), set()
+    t = _KEPT.sub(lambda m: "keeps".ljust(len(m.group(0))), t)
+    named, asserted, denied, windows, outside = set(), set(), set(), set(), set()
+    # "a code path that skips the search charges twice": the skip is the cause, not a negation
+    causes_blank = _OUTSIDE_THE_SWEEP.sub(lambda m: " " * len(m.group(0)), t)
     unseen = [(m.start(), m.end() + len(re.split(r"[.;!?\n]", t[m.end():])[0]))
               for m in _NONE_SEEN.finditer(t)]
     for cat, patterns in CLAIMS.items():
@@ -1713,7 +1786,7 @@ def read_claims(text: str) -> Claims:
             if any(a <= m.start() < b for a, b in unseen):
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
-            if (_negated(t, m.start(), window=4) or _NO_SUBJECT.search(clause)
+            if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
                 continue
@@ -1726,6 +1799,10 @@ def read_claims(text: str) -> Claims:
                            or _CONDITIONAL.search(t[opened:m.start()]))
             guarded = (cat == "duplicate" and _GUARDED_AGAINST.search(clause)) or (
                 cat == "wrong" and _HANDED_OFF.search(_sentence(t, m)))
+            if cat in ("duplicate", "lost", "wrong") and _OUTSIDE_THE_SWEEP.search(
+                    _sentence(t, m)):
+                outside.add(cat)
+                guarded = True
             if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional
                     or guarded):
                 asserted.add(cat)
@@ -1738,7 +1815,7 @@ def read_claims(text: str) -> Claims:
         if first_match(t, patterns, guarded=False):
             windows.add(w)
     return Claims(frozenset(named), frozenset(asserted), frozenset(denied - named),
-                  frozenset(windows))
+                  frozenset(windows), frozenset(outside))
 
 
 # -- structural readings: what a field says in the order it says it (issue 17, stop s6) --------
