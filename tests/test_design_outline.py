@@ -499,7 +499,7 @@ COHERENT_BUT_WRONG = {"h13-bad-stuffed-escalate-all"}
 def test_a_coherent_but_wrong_jargon_outline_fails_on_the_sweep() -> None:
     for name, outline, _ in (e for e in FITTED if e[0] in COHERENT_BUT_WRONG):
         grade = grade_design_outline(outline)
-        assert not grade.passed and any(line.startswith("[sweep]") for line in grade.feedback)
+        assert not grade.passed and any(x.startswith("[sweep]") for x in grade.feedback), name
 
 
 def test_every_stuffed_or_self_contradicting_outline_fails_naming_the_contradiction() -> None:
