@@ -355,6 +355,7 @@ from design_corpus_heldout11c import HELDOUT11C  # noqa: E402
 from design_corpus_heldout12a import HELDOUT12A  # noqa: E402
 from design_corpus_heldout12b import HELDOUT12B  # noqa: E402
 from design_corpus_heldout13 import HELDOUT13  # noqa: E402
+from design_corpus_attacks12 import ATTACKS12  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 
@@ -378,9 +379,10 @@ HELD_OUT = [e for e in HELDOUT6 + HELDOUT7 if _fold(e[0]) == HELD_FOLD]
 #: class at stop s11 (variants t22-* in design_corpus_tuning.py): 34/34 both ways; HELDOUT12B
 #: after its one untuned measurement (13/18, 16/18), its 7 disagreements fixed by class at
 #: stop s12 (variants t23-*); HELDOUT13 after its one untuned measurement (10/21, 19/21), its
-#: disagreements fixed by class at stop s12 (variants t24-*).
+#: disagreements fixed by class at stop s12 (variants t24-*); ATTACKS12, a white-box attack's
+#: 21 outlines the reader got wrong, fixed by class at stop s12.
 FITTED = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
-          + HELDOUT8 + HELDOUT9 + HELDOUT11B + HELDOUT11C + HELDOUT12B + HELDOUT13)
+          + HELDOUT8 + HELDOUT9 + HELDOUT11B + HELDOUT11C + HELDOUT12B + HELDOUT13 + ATTACKS12)
 
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)

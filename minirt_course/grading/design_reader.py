@@ -230,7 +230,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
         Term(Idempotency.STORED_KEY, "random key made once per operation, journaled with it", (
             r"(uuid|random (key|id|value)|guid)\w*.{0,60}((?<!exactly )once|per (logical )?operation|"
             r"stored|journaled|persisted|saved|recorded|written|carried|(stor|keep)(e|es|s)? it (in|"
-            r"with|inside)|(a single|one) time)(?! nowhere)",
+            r"with|inside)|(write|writes|put|puts|save|saves|record|records) it (in|into|to|with) "
+            r"(the |its |our |that |each )?(intent|row|journal|record|db|database|table|entry|"
+            r"event)|"
+            r"(a single|one) time)(?! nowhere)",
             r"(generated?|created?|minted?) (exactly |only |just )?once",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
@@ -397,6 +400,11 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
     ),
 }
 
+#: Mechanisms offered as alternatives with no rule for which applies ("depending on the case:
+#: look it up, or just retry it, or escalate"; stop s12 attacks).
+_HEDGED = re.compile(r"\b(depending on (the )?(case|situation|context|circumstances)|as appropriate|"
+                     r"as needed|case by case|whichever (fits|works|is best|applies)|it depends|"
+                     r"one of (these|the following)|any of (these|the following))\b")
 #: A field naming this many different choices is read as a list of words, not a design.
 SOUP = {"checkpoint": 3, "idempotency": 3, "resumeProtocol": 4}
 KEYS = (Idempotency.DERIVED_KEY, Idempotency.STORED_KEY)
@@ -534,7 +542,12 @@ CLAIMS["timeless"] = (
     r"\b(still|always|forever|indefinitely|permanently|for ever)\b (\w+ ){0,3}(recogni[sz]\w*|"
     r"dedup\w*|remember\w*|knows?|honou?r\w*)\b(?![^.;]{0,30}\b(within|for 24|inside|until|up "
     r"to|24 ?h))", r"\b(never|won't|will not) (forgets?|expires?)\b",
-    r"\b(keys?|tokens?) (never|don't|do not) expire\b")
+    r"\b(keys?|tokens?) (never|don't|do not) expire\b",
+    # "even if the worker only comes back days later, resending is safe" (stop s12 attacks)
+    r"\b(days?|weeks?|months?) (later|afterwards|after)\b[^.;]{0,60}\b(re ?send\w*|re ?tr\w*|retry\w*)"
+    r"[^.;]{0,20}\b(is |are |stays? |remains? )?(safe|fine|harmless|ok|okay)\b",
+    r"\b(re ?send\w*|re ?tr\w*)[^.;]{0,30}\b(is |are |stays? |remains? )?(safe|fine|harmless)\b[^.;]"
+    r"{0,40}\b(days?|weeks?|months?) (later|afterwards)\b")
 WINDOW_PHRASES: dict[str, tuple[str, ...]] = {
     "W1": (r"before (the |an? )?intent",),
     "W2": (r"after (the )?intent.{0,40}before (the )?(request|call|send|dispatch)",
@@ -737,11 +750,33 @@ _RESULTISH = r"(?<!result )(?<!response )(?<!outcome )(?<!completion )(?<!receip
 _RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|retention|a day|"
               r"one day|ttl|(the )?"
               r"(key'?s? )?(lifetime|expiry|window))")
-_RESEND = (r"\b(re ?send\w*|resent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending) (it )?again|"
+_RESEND = (r"\b(re ?send\w*|re ?sent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending) (it )?again|"
            r"re ?submit\w*|re ?issu\w*|re ?deliver\w*)")
 _YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of)\b"
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
+        # the intent written once the call has returned or been accepted (stop s12 attacks)
+        (r"\b(when|once|after|as soon as) (the )?(charge|call|request|provider|payment|psp|api)"
+         r"[^.;]{0,40}\b(returns?|returned|completes?|completed|comes back|came back|succeeds?|"
+         r"succeeded|accepted|accepts|answers?|answered|responds?|responded|is done)\b[^.;]{0,30}"
+         r"\b(write|writes|record|records|journal|journals|log|logs|store|stores|save|saves|"
+         r"persist|persists|commit|commits) (the |an |its )?intent",
+         Checkpoint.RESULT_ONLY, "the intent is written after the call returns"),
+        (r"\b(write|writes|record|records|journal|journals|log|logs|store|stores|save|saves|"
+         r"persist|persists|commit|commits) (the |an |its )?intent\b[^.;]{0,40}\b(when|once|after|"
+         r"as soon as) (the )?(charge|call|request|provider|payment|psp|api)[^.;]{0,30}\b(returns?|"
+         r"returned|completes?|completed|comes back|succeeds?|succeeded|accepted|accepts|answers?|"
+         r"answered|responds?|responded|is done)\b",
+         Checkpoint.RESULT_ONLY, "the intent is written after the call returns"),
+        # the model's decision not journaled: a resume asks again and the call changes
+        (r"\b(ask|asks|call|calls|query|queries|prompt|prompts|re ?run|reruns)\w* (the )?(model|llm|"
+         r"agent|planner) again\b[^.;]{0,40}\b(rebuild|rebuilds|recreate\w*|re ?create\w*|recompute\w*|"
+         r"regenerate\w*|build|builds)\b (the |a |its )?(call|request|charge|args|arguments|amount)|"
+         r"\b(model|llm|planner)'?s? (plan|decision|answer|choice|output|reply)s? (is |are )?(not|"
+         r"never) (stored|journaled|saved|recorded|persisted|kept)",
+         Checkpoint.SNAPSHOT, "the model's decision is not journaled: a resume asks it again"),
+        (r"\bevery (second|other|third|fourth|few|2nd|3rd|\d+(st|nd|rd|th)) (step|call|tool call|"
+         r"action|operation)s?\b", Checkpoint.SNAPSHOT, "progress is saved only every few steps"),
         (r"(write|record|journal|persist|save|store|commit)\w* nothing (until|before)",
          Checkpoint.RESULT_ONLY, "nothing is written before the call returns"),
         (r"nothing (is |gets )?(written|persisted|saved|stored|journaled|recorded|committed) "
@@ -876,6 +911,19 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "never reaches disk"),
     ),
     "idempotency": (
+        # the key lives only in process memory; the run id changes on resume; the provider has
+        # nowhere to take the key (stop s12 attacks)
+        (r"\b(uuid|random|generated|minted|created|made)\b[^.;]{0,60}\b(kept|held|cached|stored|"
+         r"lives?|saved)( only)? (on|in) (the |a )?(worker|process|object|instance|memory|ram|"
+         r"variable|attribute|local)\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "the key lives only in process memory: a restarted worker makes another"),
+        (r"\b(resumed|restarted|recovered|new) (run|process|worker|attempt)s? (is |are |gets |get )?"
+         r"(given|assigned|gets|get|has|have|receives?)? ?(a )?(new|fresh|different) (run )?id\b|"
+         r"\bnew run id (on|per|for each|with each|every|at each) (resume|restart|recovery)",
+         Idempotency.RANDOM_PER_ATTEMPT, "the run id in the key changes on resume"),
+        (r"\b(has|have|takes|accepts?|offers?) no (parameter|field|header|slot|place|argument|"
+         r"way) (for|to (take|carry|pass|send)) (it|the key|them|a key)\b", Idempotency.NONE,
+         "the provider has nowhere to take the key"),
         (r"(fresh|new|random|unique|different)\w* .{0,40}\b(per|(on|for|with|at|in) (every|"
          r"each)|(each|every) time (we |it )?) ?(retry|retries|attempt|try|delivery|redelivery|"
          r"send|request|resend)",
@@ -1031,6 +1079,16 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago)|"
          rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely)",
          Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
+        # a miss never resent, even inside the retention; a lookup that refunds and fails the
+        # run (stop s12 attacks)
+        (r"\b(not found|missing|no (record|match|hit|charge)|nothing (is )?found)\b(?:(?!\b(older|"
+         r"past|after|beyond|over|24 ?h\w*|retention|day|window|expir\w*)\b)[^.;]){0,30}\b(we )?"
+         r"(never|do not|don't|won't|will not) (re ?send|retry|resubmit|send (it )?again|charge "
+         r"again)\b(?![^.;]{0,40}\b(after|past|beyond|older|once|unless|24 ?h)\b)",
+         Resume.ESCALATE, "a miss is never resent, even inside the retention"),
+        (r"\b(if |when )?found\b[^.;]{0,30}\b(refund|void|cancel|revers)\w*|\b(either way|in any "
+         r"case|regardless|always|in both cases) (we )?(mark|fail|abort|give up|cancel)\w*",
+         Resume.FAIL_AND_COMPENSATE, "the lookup's answer is refunded or failed, not recorded"),
         # "404: resend with k. The lookup is authoritative, so how long we were down doesn't
         # matter" (issue 17, HELDOUT12B)
         (rf"{_RESEND}[\s\S]{{0,120}}\b(how long|how old|how late|when we (come|came) back|age|"
@@ -1208,7 +1266,9 @@ _UNDOES: dict[tuple[str, str], set[str]] = {
     ("idempotency", Idempotency.RANDOM_PER_ATTEMPT): {
         Idempotency.DERIVED_KEY, Idempotency.STORED_KEY, Idempotency.CLIENT_REFERENCE},
     ("idempotency", Idempotency.NONE): {Idempotency.DERIVED_KEY, Idempotency.STORED_KEY},
-    ("resumeProtocol", Resume.BLIND_RETRY): {Resume.REPLAY_AND_LOOKUP}}
+    ("resumeProtocol", Resume.BLIND_RETRY): {Resume.REPLAY_AND_LOOKUP},
+    ("resumeProtocol", Resume.ESCALATE): {Resume.REPLAY_AND_LOOKUP},
+    ("resumeProtocol", Resume.FAIL_AND_COMPENSATE): {Resume.REPLAY_AND_LOOKUP}}
 #: Fewer words than this in a field, and it is a label, not a description.
 MIN_WORDS = 4
 
@@ -1234,12 +1294,20 @@ _REJECTED_ALTERNATIVE = re.compile(r"\b(would|could|might)\b[^.;]*\b(avoid\w*|wr
 _TABLE_NO = re.compile(r"\|\s*(no|never|not used|unused|excluded|none)\s*\|?\s*$")
 
 
+_A_MISS_FIRST = re.compile(r"(not found|missing|no (record|match|hit|charge)|nothing)\b")
+_LATE_CASE = re.compile(r"\b(later|past|after|beyond|older( than)?|over)\b[^.;]{0,20}(\d+ ?h\w*|24|a day|"
+                        r"one day|retention|the window)|(\d+ ?h\w*|a day|days?) (later|old)\b")
+
+
 def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
     """A qualifier match that is about something else: another action, another identifier, or a
     rejected alternative."""
     start = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start())) + 1
     end = min([i for i in (t.find(".", m.end()), t.find(";", m.end())) if i >= 0] or [len(t)])
     sentence = t[start:end]
+    if field_name == "resumeProtocol" and _A_MISS_FIRST.match(m.group(0)) and _LATE_CASE.search(
+            t[max(0, m.start() - 120):m.start()]):
+        return True  # "resumed 25 h later? same lookup; if not found do not resend, escalate"
     if _REJECTED_ALTERNATIVE.search(sentence):
         return True
     line_end = t.find("\n", m.end())
@@ -1266,14 +1334,21 @@ _NEXT_STEP = re.compile(r"\b(the )?(booking|book|room|next|second|following|late
                         r"activity|command)\b")
 
 
+#: A lookup's negative answer ("if not found, resend"): it does not negate what follows.
+_A_MISS = re.compile(r"\b(not|no|nothing) (found|there|present|known|seen|returned|listed|located|"
+                     r"record|match|hit)\b")
+
+
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
     """The first qualifier of ``field_name`` in ``t`` that is not itself negated."""
+    scope = _A_MISS.sub(lambda m: "x" * len(m.group(0)), t) if field_name == "resumeProtocol" \
+        else t
     for pattern, choice, why in QUALIFIERS.get(field_name, ()):
         for m in re.finditer(pattern, t):
             if _out_of_scope(field_name, t, m):
                 continue
             first = m.group(0).split()[0]
-            if first in _NEGATORS or first.endswith("n't") or not _negated(t, m.start(), 4):
+            if first in _NEGATORS or first.endswith("n't") or not _negated(scope, m.start(), 4):
                 return str(choice), m.group(0), why
     return None
 
@@ -1414,6 +1489,11 @@ def stuffing(field_name: str, text: str) -> str:
 #: A "no key" said of another party's API ("the hotel API has no idempotency keys").
 #: A sentence about another party's reference ("for the hotel, which has no idempotency
 #: header, the same value goes into the client reference field"): not the charge's mechanism.
+#: A key said to stay the same or to be deduplicated on: the key is the mechanism, a reference
+#: beside it is for people ("we also attach the order number as metadata so support can find
+#: the charge"; stop s12 attacks).
+_KEY_KEPT_SAME = (r"\bkeys?\b[^.;]{0,80}\b(the same|unchanged|stable|identical|never changes)\b|"
+                  r"\bdeduplicat\w* on\b")
 _ONCE_AND_KEPT = re.compile(r"\b(generated|made|created|minted|assigned|drawn) (only )?once\b|"
                             r"\b(saved|stored|kept|journal\w*|persisted) (in|with|into)\b")
 _FOR_OTHER_PARTY = re.compile(r"\b(hotel|airline|partner|booking (api|service|system))\b")
@@ -1435,12 +1515,20 @@ _PERSON_LOOKS = re.compile(r"\b(human|person|operator|someone|somebody|support|o
                            r"search|ask|verif|consult|inspect|reconcil|find|go)\w*[^.;]*")
 
 
+#: A lookup in our own journal ("we look up every intent in our journal that has no result"):
+#: the provider is not asked (stop s12 attacks).
+_OWN_LOOKUP = re.compile(r"\b(look\w* up|search\w*|query|queries|check\w*|scan\w*|find\w*)\b"
+                         r"(?:(?!\b(provider|psp|stripe|gateway|bank|api|processor)\b)[^.;]){0,40}\bin "
+                         r"(our|the|its) (own )?(journal|log|db|database|table|store|records?)\b")
+
+
 def _about_the_charge(t: str) -> str:
     """``t`` with the sentences about only another provider blanked ("The hotel API has a
     lookup, so unfinished bookings are looked up."): a lookup only the other provider has is not
     the charge's resume protocol (issue 17, HELDOUT11); and a lookup a person makes blanked
     (:data:`_PERSON_LOOKS`). Offsets are kept."""
     t = _PERSON_LOOKS.sub(lambda m: " " * len(m.group(0)), t)
+    t = _OWN_LOOKUP.sub(lambda m: " " * len(m.group(0)), t)
     return re.sub(r"[^.;!?\n]+", lambda m: " " * len(m.group(0)) if _BOOKING_ONLY.search(
         m.group(0)) and not _THE_CHARGE.search(m.group(0)) else m.group(0), t)
 
@@ -1532,6 +1620,12 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
         return Reading(field_name, text, problem=f"[contradiction] idempotency says both "
                                                   f"'{said}' and '{other[3]}' "
                                                   f"({other[2].label}): which is it?")
+    hedge = _HEDGED.search(t) if len(choices) >= 2 and field_name == "resumeProtocol" else None
+    if hedge:
+        return Reading(field_name, text, problem=f"[contradiction] resumeProtocol offers "
+                                                  f"{len(choices)} mechanisms as alternatives "
+                                                  f"('{hedge.group(0)}') without saying which "
+                                                  f"applies when: {QUESTIONS[field_name]}")
     if len(choices) >= SOUP[field_name]:
         named = "; ".join(f"'{h[2].label}'" for h in hits)
         return Reading(field_name, text, problem=f"[contradiction] {field_name} names "
@@ -1567,7 +1661,7 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
             ref = [h for h in hits if h[2].choice is Idempotency.CLIENT_REFERENCE]
             ref = [h for h in ref if not _FOR_OTHER_PARTY.search(_sentence(t, next(
                 re.finditer(re.escape(h[3]), t))))]
-            if ref and term.choice in KEYS and not first_match(t, (_IDEM_KEY,)):
+            if ref and term.choice in KEYS and not first_match(t, (_IDEM_KEY, _KEY_KEPT_SAME)):
                 rank, _, term, phrase = ref[0]  # a reference built from run + step, not a key
             if (field_name == "idempotency" and term.choice is Idempotency.CLIENT_REFERENCE
                     and first_match(t, (r"\bas (the |an? |its |our )?(provider's )?" + _IDEM_KEY,))
@@ -1757,6 +1851,13 @@ _NONE_SEEN = re.compile(r"\b(can't|cannot|can not|don't|do not|couldn't|could no
 #: with an operator"): the escalation of a late recovery, not a wrong result the design claims.
 _HANDED_OFF = re.compile(r"\b(operator|human|on ?call|support|a person|someone|manual\w*|by hand|"
                          r"escalat\w*|ticket)")
+#: A sentence that tells a crash window's state ("W3 is the tricky window: the card was charged
+#: but we never recorded the receipt"): what the window is, not a result the design leaves.
+_A_WINDOW_TOLD = re.compile(r"\b(w[1-5]|window|crash\w*|tricky|dangerous|the moment)\b")
+_A_CRASH_IF = re.compile(r"^\s*(if|when|whenever|should|in case)\b[^,;]{0,60}\b(crash\w*|dies|died|"
+                         r"killed|restarts?|goes down|w[1-5])\b")
+_MODAL = re.compile(r"\b(would|could|might|may|can|without|unless|didn't|did not|skip\w*|no lookup|"
+                    r"were not|weren't|was not|wasn't|escalat\w*|operators?|support|humans?|hand\w*)\b")
 #: A cause the sweep does not model (issue 17, HELDOUT13): a lagging or eventually consistent
 #: search, a race between two workers, a code path or a bug that skips the protocol.
 _OUTSIDE_THE_SWEEP = re.compile(
@@ -1765,6 +1866,12 @@ _OUTSIDE_THE_SWEEP = re.compile(
     r"worker|two workers|another worker|both workers|bug|bugs|buggy|code path|skips? (the )?"
     r"(search|lookup|check|find)|skipped|misconfigur\w*|clock skew|split brain)\b")
 #: A negated removal is a thing kept ("it doesn't get rid of operators").
+#: A cost said to be negligible ("the overhead is negligible"): no cost named (stop s12 attacks).
+_NEGLIGIBLE = re.compile(r"\b(negligible|minimal|insignificant|trivial|tiny|no real|practically "
+                         r"no|virtually no|basically no|essentially no) (overhead|cost|latency|"
+                         r"price|penalty|impact)\b|\b(overhead|cost|latency|price|penalty|impact)s? "
+                         r"(is |are )?(negligible|minimal|insignificant|trivial|tiny|nothing|close "
+                         r"to zero|near zero)\b")
 _KEPT = re.compile(r"\b(doesn't|does not|won't|will not|can't|cannot|didn't|did not|never) (get rid "
                    r"of|remove|eliminate|do away with|take away|replace)\b")
 
@@ -1772,6 +1879,7 @@ _KEPT = re.compile(r"\b(doesn't|does not|won't|will not|can't|cannot|didn't|did 
 def read_claims(text: str) -> Claims:
     t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     t = _KEPT.sub(lambda m: "keeps".ljust(len(m.group(0))), t)
+    t = _NEGLIGIBLE.sub(lambda m: " " * len(m.group(0)), t)
     named, asserted, denied, windows, outside = set(), set(), set(), set(), set()
     # "a code path that skips the search charges twice": the skip is the cause, not a negation
     causes_blank = _OUTSIDE_THE_SWEEP.sub(lambda m: " " * len(m.group(0)), t)
@@ -1798,14 +1906,21 @@ def read_claims(text: str) -> Claims:
             conditional = (_CONDITIONAL.search(_sentence(t, m))
                            or _CONDITIONAL.search(t[opened:m.start()]))
             guarded = (cat == "duplicate" and _GUARDED_AGAINST.search(clause)) or (
-                cat == "wrong" and _HANDED_OFF.search(_sentence(t, m)))
+                cat in ("wrong", "lost") and _HANDED_OFF.search(_sentence(t, m))) or (
+                cat == "wrong" and _A_WINDOW_TOLD.search(_sentence(t, m)))
             if cat in ("duplicate", "lost", "wrong") and _OUTSIDE_THE_SWEEP.search(
                     _sentence(t, m)):
                 outside.add(cat)
                 guarded = True
             if not (_HYPOTHETICAL.search(clause) or distributive or passing or conditional
-                    or guarded):
-                asserted.add(cat)
+                    or guarded) or (cat == "timeless" and re.search(r"\beven (if|when|though)\b",
+                                                                    clause)):
+                asserted.add(cat)  # "even if it comes back days later, resending is safe"
+            elif (conditional and not guarded and cat in ("duplicate", "lost")
+                  and _A_CRASH_IF.search(_sentence(t, m))
+                  and not _MODAL.search(_sentence(t, m))):
+                asserted.add(cat)  # "if the worker crashes in W3 ..., the customer gets charged
+                # twice": the sweep's own crash, said to charge twice (stop s12 attacks)
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
                            raw):
@@ -1835,7 +1950,7 @@ _DURABLE_WRITE = re.compile(
 _OUT_CALL = re.compile(
     r"\b(call|calls|calling|charg(e|es|ing)|pay|pays|paying|talk\w* to|ask\w* (the )?(bank|"
     r"provider|psp|gateway)|send(s|ing)?|post|invok\w*|dispatch\w*|hand\w* (the )?(task|"
-    r"command|job)|executor|worker|relay|take the money|authori[sz]\w*)\b")
+    r"command|job)|executor|worker|relay|take the money|authori[sz]\w*|hit|hits|hitting)\b")
 _OF_REPLY = re.compile(r"\b(answer\w*|repl(y|ies)|result\w*|response\w*|resp|receipt\w*|"
                        r"outcome\w*|completion|completed|confirmed|done|succeeded|says ok|"
                        r"returns?|returned|comes back|came back|charged|booked)\b")
