@@ -3113,4 +3113,51 @@ TUNING: list[Entry] = [
                        "twice."},
      {"passed": False, "why": "the failure mode's key contradicts the derived key", "voice":
       "contradicting", "contradiction": True}),
+    # -- t25 (stop s12): HELDOUT14's classes after its one measurement, in other words
+    ("t25-good-ref-search-lag-2nd-charge", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Our own reference, from run id and step, is stored on each charge by the "
+                       "PSP, which lets us search by it; it does not dedupe on it.",
+        "resumeProtocol": "Search the PSP by the reference for each open intent: hit, keep it; "
+                          "miss, send it.",
+        "failureMode": "If the PSP's index is stale, a miss becomes a 2nd charge."},
+     {"passed": True, "why": "a true risk outside the sweep ('stale' index), said '2nd charge'",
+      "voice": "terse"}),
+    ("t25-good-reconciliation-done-by-resending", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A uuid generated once with the intent and stored in it; retries read it "
+                       "back.",
+        "resumeProtocol": "Reconciliation is carried out by resending with the stored key; this "
+                          "is only done while the intent is under 24 h old. Older ones go to an "
+                          "operator, never resent.",
+        "tradeOff": "The resend must carry the same parameters; late ones need a person."},
+     {"passed": True, "why": "retry within retention, its condition in the next clause", "voice":
+      "formal-spec"}),
+    ("t25-good-code-send-call-in-resume", {
+        "checkpoint": "journal.append(intent); journal.sync()  # before the request",
+        "idempotency": "key = sha256(run_id, step, args) -- the same on every attempt",
+        "resumeProtocol": "for i in open_intents(): post(i.key) if i.age < ttl else page_oncall(i)",
+        "tradeOff": "# one sync per call; past the ttl a person decides"},
+     {"passed": True, "why": "a same-key post inside the ttl, a person past it (code)", "voice":
+      "code"}),
+    ("t25-good-events-no-automatic-resend", {
+        "checkpoint": "ChargeRequested is appended (committed) before the call; ChargeSettled "
+                      "after.",
+        "idempotency": "Key derived from the workflow id and the step number.",
+        "resumeProtocol": "The replay finds ChargeRequested with nothing after it. Inside the "
+                          "provider's 24 h window, re-issue with that key. Otherwise flag it for "
+                          "review; no automatic resend.",
+        "failureMode": "Late recoveries land in the review queue, even ones that never reached "
+                       "the provider."},
+     {"passed": True, "why": "retry within retention; 'the replay finds' is our own journal; a "
+      "review queue is the escalation", "voice": "event-log"}),
+    ("t25-bad-events-resend-regardless", {
+        "checkpoint": "ChargeRequested is appended (committed) before the call; ChargeSettled "
+                      "after.",
+        "idempotency": "Key derived from the workflow id and the step number.",
+        "resumeProtocol": "The replay finds ChargeRequested with nothing after it and re-issues "
+                          "it with that key.",
+        "failureMode": "One extra append per call."},
+     {"passed": False, "why": "resent at any age without a lookup: a duplicate after 25 h",
+      "voice": "event-log"}),
 ]

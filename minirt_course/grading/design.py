@@ -65,7 +65,10 @@ event or the history; our own searchable reference as a client reference; a key 
 mechanism words; the send time in the key; a resend "under a freshly generated key"; a
 trade-off said as a burden; "I can't see a real failure mode"; an operator's hand-off of an
 orphaned charge; a lookup only the other provider has; the key described in another field):
-68/68, with variants of each class in other words (t22-*). Unseen good wording is still refused as "no mechanism named" more
+68/68, with variants of each class in other words (t22-*). At stop s12 three more blind sets
+were each measured once on the reader of their moment, then fitted by class (variants t23-t25):
+HELDOUT12B 13/18 good passed, 16/18 bad failed; HELDOUT13 10/21, 19/21; HELDOUT14 15/21, 21/21;
+and a white-box attack's 23 wrong verdicts (ATTACKS12, 21 fitted). Unseen good wording is still refused as "no mechanism named" more
 often than bad wording passes, so the typed answer form (a :class:`DesignOutline` choice, graded
 exactly) is the reliable way to be read.
 
@@ -350,6 +353,12 @@ _FRESH_KEY_SAID = re.compile(r"\b(key|token|idempotency key)s? (is|are|was|gets?
                              r"id|value|token|nonce|one)\b")
 
 
+def _why_none(said: Reading) -> str:
+    """Why a failure mode read as 'no key': the qualifier's reason, if one was read."""
+    q = qualifier("idempotency", said.text)
+    return q[2] if q else ""
+
+
 def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
     """What the failureMode/tradeOff (or the resume protocol) says about the design that another
     field denies."""
@@ -375,8 +384,11 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
                            f"but your idempotency field says '{idem.evidence}' ({idem.label})")
     if idem is not None and idem.choice in (*KEYS, Idempotency.CLIENT_REFERENCE) and t:
         said = read_field("idempotency", failure)
-        if said.choice == Idempotency.NONE and idem.choice == Idempotency.CLIENT_REFERENCE:
-            pass  # "no key means the provider won't catch our mistakes": a reference has none
+        if said.choice == Idempotency.NONE and (idem.choice == Idempotency.CLIENT_REFERENCE or (
+                idem.choice == Idempotency.STORED_KEY and "our own journal" in said.problem + " ".join(
+                    said.notes) + said.evidence + _why_none(said))):
+            pass  # "no key means the provider won't catch our mistakes": a reference has none;
+            # "the key is only in our db": a stored key lives there
         elif said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
             out.append(f"[contradiction] your failure mode says '{said.evidence}', but your "
                        f"idempotency field says '{idem.evidence}' ({idem.label})")

@@ -292,7 +292,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
         Term(Resume.REPLAY_AND_LOOKUP, "replay the journal, reconcile unresolved intents by "
              "lookup", (
                  r"look ?(s|ed|ing)? ?up", r"\blook( \w+){1,3} up\b",
-                 r"reconcil(?!\w* (\w+ )?(by|through|via) (re ?send|re ?tr|sending|redeliver|replay\w* "
+                 r"reconcil(?!\w* (\w+ ){0,3}(by|through|via) (re ?send|re ?tr|sending|redeliver|replay\w* "
                  r"the (call|request)))",
                  r"\b(query|queries|queried|ask|asks|asking|check|checks|checking|verify|"
                  r"search)\w* (with )?(the )?(payment )?(provider|prov\b|api|stripe|psp|processor|"
@@ -432,7 +432,7 @@ VAGUE = ("save the state", "persist the state", "store the state", "use a databa
 CLAIMS: dict[str, tuple[str, ...]] = {
     "duplicate": (r"(?<!de)duplicat", r"double[ d]? ?(charg|book|pay|spend|effect)", r"(charg\w*|pa(id|ys?)|book\w*|sent|send\w*|bill\w*|debit\w*|executed|run) twice",
                   r"twice (charg|bill|pa|book|debit)",
-                  r"two (charges|payments|bookings)", r"second (charge|payment|booking)",
+                  r"two (charges|payments|bookings)", r"(second|2nd) (charge|payment|booking)",
                   r"more than once", r"\b(money|card|customer|payment)\w* twice", r"(?<!before )(?<!until )charg\w* again",
                   r"(?<!before )(?<!until )\bre ?charg"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
@@ -443,7 +443,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"payment|booking|order)"),
     "stuck": (r"stuck(?! with (\w+ )?(providers?|psps?|vendors?|gateways?|apis?|services|only|"
               r"those|ones?)\b)", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
-              r"blocked", r"\bblocks?\b", r"\b(cannot|can't|can not) (move|proceed|"
+              r"blocked", r"\bblocks?\b", r"\breview (queue|list)\b", r"\bfor review\b", r"\b(cannot|can't|can not) (move|proceed|"
               r"continue|progress|go on|advance)\b", r"\bhangs?\b(?! on\b)", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
@@ -628,7 +628,7 @@ def normalise(text: str) -> str:
     "journalled" and one-letter misspellings of the vocabulary's words mended."""
     t = text[:MAX_CHARS].lower().replace("\u2019", "'")
     # a comparison with a number said in words ("age < 24 h", "age >= 24 h"), not an arrow
-    t = re.sub(r"\s*(?<![-=<>])(<=|>=|<|>|\u2264|\u2265)\s*(?=\d)", lambda m: {
+    t = re.sub(r"\s*(?<![-=<>])(<=|>=|<|>|\u2264|\u2265)\s*(?=\d|[a-z_])", lambda m: {
         "<": " under ", "<=": " under ", "\u2264": " under ", ">": " over ", ">=": " at least ",
         "\u2265": " at least "}[m.group(1)], t)
     t = re.sub(r"\bjournall(ed|ing)\b", r"journal\1", t)
@@ -653,6 +653,12 @@ _AUXILIARIES = {"is", "are", "was", "were", "be", "been", "gets", "get", "has", 
 _NP_ENDS = {"first", "always", "still", "now", "immediately"}
 
 
+#: Verbs whose "out" is a particle, not a negation ("carried out", "sent out", "worked out").
+_OUT_VERBS = {"carried", "carry", "carries", "carrying", "sent", "send", "sends", "worked", "work",
+              "works", "figured", "found", "checked", "sorted", "rolled", "handed", "spelled",
+              "spelt", "laid", "written", "writes", "played", "goes", "go", "went", "gone",
+              "going", "paid", "pays", "pay", "fanned", "fan", "fans", "stands", "pointed",
+              "reached", "reach", "reaches", "calls", "called", "call"}
 _NO_NEED = re.compile(r"\b(no need|never any need|not necessary|unnecessary) (to|for)\b[^.;]{0,50}$")
 #: A mechanism said to be done by another party ("the provider does the reconciliation for us").
 _DELEGATED = re.compile(r"\b(provider|psp|stripe|gateway|bank|processor)\b (\w+ )?(does|do|handles?|"
@@ -666,9 +672,13 @@ def _negated(text: str, start: int, window: int = 3) -> bool:
     clause = _CLAUSE.split(text[:start])[-1]
     if _NO_NEED.search(clause):
         return True  # "there's no need to call the lookup endpoint or reconcile anything"
-    words = clause.split()[-window:]
+    every = clause.split()
+    words = every[-window:]
     after = text[start:].split()[:1]  # "intents without a result | are resent": scope ended
     for i, w in enumerate(words):
+        if w == "out" and len(every) - len(words) + i > 0 \
+                and every[len(every) - len(words) + i - 1] in _OUT_VERBS:
+            continue  # "reconciliation is carried out by resending": a phrasal verb
         if w in _NEGATORS or w.endswith("n't"):
             ends = _AUXILIARIES | (_NP_ENDS if w != "without" else set())
             if w in _DETERMINERS and ends & set(words[i + 1:] + after):
@@ -1151,7 +1161,7 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
     "resumeProtocol": (
         (r"\b(nobody|no one|never|not|don't|do not|doesn't|does not|without|no need to)\b "
          r"(\w+ ){0,2}(asks?|asking|asked|quer\w*|check\w*|contact\w*|consult\w*|talks? to|"
-         r"talking to|speaks? to|reach\w*|touch\w*|look\w* (it |"
+         r"talking to|speaks? to|reach(?!ed\b)\w*|touch\w*|look\w* (it |"
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
@@ -1522,6 +1532,11 @@ _OWN_LOOKUP = re.compile(r"\b(look\w* up|search\w*|query|queries|check\w*|scan\w
                          r"(our|the|its) (own )?(journal|log|db|database|table|store|records?)\b")
 
 
+_OUR_READER_FINDS = re.compile(r"\b(projection|journal|log|event store|replay|store|reader|"
+                               r"recovery|scanner|sweeper)s? (finds|sees|spots|detects|notices|"
+                               r"lists)\b")
+
+
 def _about_the_charge(t: str) -> str:
     """``t`` with the sentences about only another provider blanked ("The hotel API has a
     lookup, so unfinished bookings are looked up."): a lookup only the other provider has is not
@@ -1529,6 +1544,7 @@ def _about_the_charge(t: str) -> str:
     (:data:`_PERSON_LOOKS`). Offsets are kept."""
     t = _PERSON_LOOKS.sub(lambda m: " " * len(m.group(0)), t)
     t = _OWN_LOOKUP.sub(lambda m: " " * len(m.group(0)), t)
+    t = _OUR_READER_FINDS.sub(lambda m: " " * len(m.group(0)), t)
     return re.sub(r"[^.;!?\n]+", lambda m: " " * len(m.group(0)) if _BOOKING_ONLY.search(
         m.group(0)) and not _THE_CHARGE.search(m.group(0)) else m.group(0), t)
 
@@ -1727,14 +1743,20 @@ _PAST_IT = re.compile(
     rf"(\b(past|beyond|after|over|older than|outside|once|at least)\b[^.;]{{0,40}}({_RETENTION}|"
     r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
     r"on ?call|a person|someone|support|ops|hand\w* (it |the run |them )?(over |to )|"
-    r"park\w*|flag\w*|uncertain|unsafe|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
-    r"not|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
+    r"park\w*|flag\w*|uncertain|unsafe|review|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
+    r"not|no|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
 
 
 _AGE = re.compile(r"\b(\d+(?:\.\d+)?) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)"
                   r"(?= old\b)")
 _COMPARED = re.compile(r"\b(under|over|less than|more than|at least|younger than|older than|below|"
                        r"above|within|past|beyond)\s*$")
+
+
+#: A send written as a call in code ("send(intent)", "call(same key)"): in a resume protocol,
+#: the resend (HELDOUT14).
+_CODE_SEND = re.compile(r"\b(send|call|charge|post|submit|dispatch|execute|invoke|pay)\w* ?\([^()]{0,40}"
+                        r"\)")
 
 
 def _ages_as_retention(t: str) -> str:
@@ -1756,13 +1778,19 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
     says what happens past the retention (escalate, do not resend, look it up). A same-key
     resend with nothing said past the retention is a blind retry. ``t`` is normalised text."""
     t = _ages_as_retention(t)
+    t = _CODE_SEND.sub(lambda m: "resend".ljust(len(m.group(0))), t)  # "send(intent) # same key"
     if not re.search(_RETENTION, t):
         return None
     t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
-    m = (re.search(rf"{_RESEND}[^.;]{{0,80}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)",
+    m = (re.search(rf"{_RESEND}[^.;]{{0,120}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)",
                    t)
          or re.search(rf"{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}?(;"
-                      rf"[^.;]{{0,40}}?)?{_RESEND}", t))
+                      rf"[^.;]{{0,40}}?)?{_RESEND}", t)
+         # "resending the request with the persisted key; this is done only while the intent
+         # is within the provider's retention period" (HELDOUT14)
+         or re.search(rf"{_RESEND}[^.;]{{0,120}}?; (this|that|it|which) (is |gets )?(only |just )?(done|happens|"
+                      rf"allowed|applies|permitted|used)\b[^.;]{{0,20}}?{_YOUNG}[^.;]{{0,40}}?"
+                      rf"({_RETENTION}|\bit\b|\bthat\b)", t))
     if m is None or _subject_kept(t, m.start()) or not _PAST_IT.search(t[m.end():]):
         return None
     late = _qualifier("resumeProtocol", t)  # "otherwise we resend it too": no branch escalates
