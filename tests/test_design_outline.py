@@ -340,6 +340,7 @@ def test_sweep_cells_feed_the_module_04_pictures() -> None:
 
 # -- issue 17: the reader reads sentences; corpora written as learners write ----------------------
 
+from design_corpus_attacks12 import ATTACKS12  # noqa: E402
 from design_corpus_heldout import HELDOUT  # noqa: E402
 from design_corpus_heldout2 import HELDOUT2  # noqa: E402
 from design_corpus_heldout3 import HELDOUT3  # noqa: E402
@@ -356,7 +357,6 @@ from design_corpus_heldout12a import HELDOUT12A  # noqa: E402
 from design_corpus_heldout12b import HELDOUT12B  # noqa: E402
 from design_corpus_heldout13 import HELDOUT13  # noqa: E402
 from design_corpus_heldout14 import HELDOUT14  # noqa: E402
-from design_corpus_attacks12 import ATTACKS12  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 
