@@ -507,7 +507,9 @@ def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
 
 #: Bad outlines in a stuffed voice that describe one coherent design in jargon, wrong by the
 #: sweep rather than self-contradicting (the feedback names the sweep's finding instead).
-COHERENT_BUT_WRONG = {"h13-bad-stuffed-escalate-all"}
+COHERENT_BUT_WRONG = {"h13-bad-stuffed-escalate-all", "h14-bad-stuffed-saga"}
+#: The voices the corpora's writers used for keyword-stuffed and self-contradicting outlines.
+STUFFED_OR_CONTRADICTING = ("stuffed", "contradicting", "keyword-stuffed", "self-contradicting")
 
 
 def test_a_coherent_but_wrong_jargon_outline_fails_on_the_sweep() -> None:
@@ -520,7 +522,7 @@ def test_every_stuffed_or_self_contradicting_outline_fails_naming_the_contradict
     """On the fitted corpora (HELDOUT5 included since its untuned measurement). A good outline
     in those voices (HELDOUT12B: jargon-heavy, or one that names wrong options to reject them,
     but one consistent safe design) is not one of them."""
-    entries = [e for e in FITTED if e[2]["voice"] in ("stuffed", "contradicting")
+    entries = [e for e in FITTED if e[2]["voice"] in STUFFED_OR_CONTRADICTING
                and not e[2]["passed"] and e[0] not in COHERENT_BUT_WRONG]
     assert len(entries) >= 12
     for name, outline, _ in entries:

@@ -1715,12 +1715,13 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
         if choice:
             return Reading(field_name, text, choice, phrase)
     promised = list(dict.fromkeys(m.group(0) for m in _PROMISE.finditer(t)))
-    if len(promised) >= 2:
+    hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
+    if promised:
         return Reading(field_name, text, problem=f"[contradiction] {field_name} promises "
                                                   f"({', '.join(promised[:4])}) and names no "
-                                                  f"mechanism that delivers it: "
+                                                  f"mechanism that delivers it"
+                                                  f"{' (' + hint + ')' if hint else ''}: "
                                                   f"{QUESTIONS[field_name]}")
-    hint = next((h for p, h in HINTS.get(field_name, ()) if re.search(p, t)), "")
     said = (f"'{vague}' says what, not how" if vague else hint or
             "no mechanism of the vocabulary is named")
     return Reading(field_name, text, problem=f"{field_name}: {said}. A concrete answer names "
@@ -1734,7 +1735,8 @@ _PROMISE = re.compile(r"\b(robust|guarantee[sd]?|acid( compliant)?|best practice
                       r"standard|self healing|end to end|zero (data loss|downtime)|seamless\w*|"
                       r"bullet ?proof|enterprise grade|battle tested|at all times|fully "
                       r"automatic|always consistent|state of the art|cutting edge|world class|"
-                      r"fault tolerant|highly available|resilient)\b")
+                      r"fault tolerant|highly available|resilient|best in class|bullet proof|"
+                      r"(idempotency|industry|engineering) best practices?|by design)\b")
 
 
 #: What happens past the retention, said as the other branch: "past 24 h ...", "at least 24 h
