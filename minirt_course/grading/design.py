@@ -68,7 +68,9 @@ orphaned charge; a lookup only the other provider has; the key described in anot
 68/68, with variants of each class in other words (t22-*). At stop s12 three more blind sets
 were each measured once on the reader of their moment, then fitted by class (variants t23-t25):
 HELDOUT12B 13/18 good passed, 16/18 bad failed; HELDOUT13 10/21, 19/21; HELDOUT14 15/21, 21/21;
-and a white-box attack's 23 wrong verdicts (ATTACKS12, 21 fitted). Unseen good wording is still refused as "no mechanism named" more
+and a white-box attack's 23 wrong verdicts (ATTACKS12, 21 fitted). HELDOUT15 (42 outlines,
+written blind) was measured once on the final reader of stop s12 and not tuned on: good 15/21,
+bad 19/21. Unseen good wording is still refused as "no mechanism named" more
 often than bad wording passes, so the typed answer form (a :class:`DesignOutline` choice, graded
 exactly) is the reliable way to be read.
 
