@@ -355,10 +355,14 @@ _FRESH_KEY_SAID = re.compile(r"\b(key|token|idempotency key)s? (is|are|was|gets?
                              r"id|value|token|nonce|one)\b")
 
 
-def _why_none(said: Reading) -> str:
-    """Why a failure mode read as 'no key': the qualifier's reason, if one was read."""
-    q = qualifier("idempotency", said.text)
-    return q[2] if q else ""
+def _consistent_with_no_key(idem: Reading, said: Reading) -> bool:
+    """A failure mode read as 'no key' that agrees with the idempotency field: a client
+    reference has no key ("no key means the provider won't catch our mistakes"), and a stored
+    key lives only in our journal ("the key is only in our db")."""
+    if idem.choice == Idempotency.CLIENT_REFERENCE:
+        return True
+    why = qualifier("idempotency", said.text)
+    return idem.choice == Idempotency.STORED_KEY and why is not None and "our own journal" in why[2]
 
 
 def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
@@ -386,11 +390,8 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
                            f"but your idempotency field says '{idem.evidence}' ({idem.label})")
     if idem is not None and idem.choice in (*KEYS, Idempotency.CLIENT_REFERENCE) and t:
         said = read_field("idempotency", failure)
-        if said.choice == Idempotency.NONE and (idem.choice == Idempotency.CLIENT_REFERENCE or (
-                idem.choice == Idempotency.STORED_KEY and "our own journal" in said.problem + " ".join(
-                    said.notes) + said.evidence + _why_none(said))):
-            pass  # "no key means the provider won't catch our mistakes": a reference has none;
-            # "the key is only in our db": a stored key lives there
+        if said.choice == Idempotency.NONE and _consistent_with_no_key(idem, said):
+            pass
         elif said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:
             out.append(f"[contradiction] your failure mode says '{said.evidence}', but your "
                        f"idempotency field says '{idem.evidence}' ({idem.label})")

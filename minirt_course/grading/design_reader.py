@@ -1304,7 +1304,10 @@ _REJECTED_ALTERNATIVE = re.compile(r"\b(would|could|might)\b[^.;]*\b(avoid\w*|wr
 _TABLE_NO = re.compile(r"\|\s*(no|never|not used|unused|excluded|none)\s*\|?\s*$")
 
 
-_A_MISS_FIRST = re.compile(r"(not found|missing|no (record|match|hit|charge)|nothing)\b")
+#: A lookup's negative answer ("if not found, resend", "missing: ..."): it does not negate what
+#: follows, and a qualifier that starts with it is about the miss.
+_A_MISS = re.compile(r"\b((not|no|nothing) (is )?(found|there|present|known|seen|returned|listed|"
+                     r"located|record|match|hit)|missing)\b")
 _LATE_CASE = re.compile(r"\b(later|past|after|beyond|older( than)?|over)\b[^.;]{0,20}(\d+ ?h\w*|24|a day|"
                         r"one day|retention|the window)|(\d+ ?h\w*|a day|days?) (later|old)\b")
 
@@ -1315,7 +1318,7 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
     start = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start())) + 1
     end = min([i for i in (t.find(".", m.end()), t.find(";", m.end())) if i >= 0] or [len(t)])
     sentence = t[start:end]
-    if field_name == "resumeProtocol" and _A_MISS_FIRST.match(m.group(0)) and _LATE_CASE.search(
+    if field_name == "resumeProtocol" and _A_MISS.match(m.group(0)) and _LATE_CASE.search(
             t[max(0, m.start() - 120):m.start()]):
         return True  # "resumed 25 h later? same lookup; if not found do not resend, escalate"
     if _REJECTED_ALTERNATIVE.search(sentence):
@@ -1344,9 +1347,6 @@ _NEXT_STEP = re.compile(r"\b(the )?(booking|book|room|next|second|following|late
                         r"activity|command)\b")
 
 
-#: A lookup's negative answer ("if not found, resend"): it does not negate what follows.
-_A_MISS = re.compile(r"\b(not|no|nothing) (found|there|present|known|seen|returned|listed|located|"
-                     r"record|match|hit)\b")
 
 
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
@@ -1538,10 +1538,10 @@ _OUR_READER_FINDS = re.compile(r"\b(projection|journal|log|event store|replay|st
 
 
 def _about_the_charge(t: str) -> str:
-    """``t`` with the sentences about only another provider blanked ("The hotel API has a
-    lookup, so unfinished bookings are looked up."): a lookup only the other provider has is not
-    the charge's resume protocol (issue 17, HELDOUT11); and a lookup a person makes blanked
-    (:data:`_PERSON_LOOKS`). Offsets are kept."""
+    """``t`` with every lookup that is not the runtime asking the charge's provider blanked: the
+    sentences about only another provider ("The hotel API has a lookup, so unfinished bookings
+    are looked up."; issue 17, HELDOUT11), a lookup a person makes (:data:`_PERSON_LOOKS`), one
+    in our own journal (:data:`_OWN_LOOKUP`, :data:`_OUR_READER_FINDS`). Offsets are kept."""
     t = _PERSON_LOOKS.sub(lambda m: " " * len(m.group(0)), t)
     t = _OWN_LOOKUP.sub(lambda m: " " * len(m.group(0)), t)
     t = _OUR_READER_FINDS.sub(lambda m: " " * len(m.group(0)), t)
