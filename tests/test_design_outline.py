@@ -358,6 +358,8 @@ from design_corpus_heldout12b import HELDOUT12B  # noqa: E402
 from design_corpus_heldout13 import HELDOUT13  # noqa: E402
 from design_corpus_heldout14 import HELDOUT14  # noqa: E402
 from design_corpus_heldout15 import HELDOUT15  # noqa: E402
+from design_corpus_heldout16 import HELDOUT16  # noqa: E402
+from design_corpus_heldout17 import HELDOUT17  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 
@@ -432,7 +434,12 @@ UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
                    # written blind at stop s12 (one writer, 42 outlines, seven voices), measured
                    # once by the coordinator on the final reader of stop s12 (fadc536) with
                    # /work/briefs/s12/measure15.py; not tuned on, its entries not read
-                   "HELDOUT15": (15, 21, 19, 21)}
+                   "HELDOUT15": (15, 21, 19, 21),
+                   # written blind at stop s13 (two writers, 42 outlines each, seven voices
+                   # each, none of them an earlier set's), measured once by the coordinator on
+                   # the reader of ea89349 (stop s12's final) with /work/briefs/s13/measure16.py
+                   # and measure17.py, before anything was tuned at s13
+                   "HELDOUT16": (14, 21, 16, 21), "HELDOUT17": (12, 21, 18, 21)}
 #: The held-out sets not yet used to tune the reader: HELDOUT6 and HELDOUT7, each written blind
 #: (HELDOUT7 by a writer who had read neither the reader nor any earlier corpus); HELDOUT7's
 #: figure is its one measurement, by benchmarks/design_reader_nlp.py before anything was tuned.
@@ -465,6 +472,10 @@ UNTUNED14: list = HELDOUT14
 #: HELDOUT15 (42 outlines, 21 good, 21 bad, written blind at stop s12): not tuned on, not read;
 #: its one measurement, on the reader of fadc536, is its floor.
 UNTUNED15: list = HELDOUT15
+#: HELDOUT16 and HELDOUT17 (42 outlines each, 21 good, 21 bad, written blind at stop s13): their
+#: one measurement, on the reader of ea89349, is their floor.
+UNTUNED16: list = HELDOUT16
+UNTUNED17: list = HELDOUT17
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
@@ -475,7 +486,7 @@ def _agrees(grade: DesignGrade, expected: dict) -> bool:
 def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> None:
     entries = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + UNTUNED + UNTUNED7
                + UNTUNED8 + UNTUNED9 + UNTUNED10 + UNTUNED11 + UNTUNED12A + UNTUNED12B
-               + UNTUNED13 + UNTUNED14 + UNTUNED15)
+               + UNTUNED13 + UNTUNED14 + UNTUNED15 + UNTUNED16 + UNTUNED17)
     assert len(entries) + len(CORPUS) >= 150
     names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
     assert len(set(names)) == len(names)
@@ -503,7 +514,8 @@ def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
             "HELDOUT7": UNTUNED7, "FOLD3": HELD_OUT, "HELDOUT8": UNTUNED8,
             "HELDOUT9": UNTUNED9, "HELDOUT10": UNTUNED10, "HELDOUT11": UNTUNED11,
             "HELDOUT12A": UNTUNED12A, "HELDOUT12B": UNTUNED12B, "HELDOUT13": UNTUNED13,
-            "HELDOUT14": UNTUNED14, "HELDOUT15": UNTUNED15}
+            "HELDOUT14": UNTUNED14, "HELDOUT15": UNTUNED15,
+            "HELDOUT16": UNTUNED16, "HELDOUT17": UNTUNED17}
     for name, entries in sets.items():
         good_pass = sum(grade_design_outline(o).passed for _, o, e in entries if e["passed"])
         bad_fail = sum(not grade_design_outline(o).passed for _, o, e in entries
