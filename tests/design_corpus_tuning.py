@@ -3160,4 +3160,39 @@ TUNING: list[Entry] = [
         "failureMode": "One extra append per call."},
      {"passed": False, "why": "resent at any age without a lookup: a duplicate after 25 h",
       "voice": "event-log"}),
+    # -- t26 (stop s13): HELDOUT15's classes after its one measurement (15/21 good passed, 19/21
+    # bad failed), each in words other than the corpus's
+    # (A) the double negation "never send before asking", the asking verb in other words
+    ("t26-good-never-send-before-consulting", {
+        "checkpoint": "The pending charge row, key included, is committed before the PSP is "
+                      "called; the PSP's answer is committed after.",
+        "idempotency": "Key derived from the run id and the step index; every retry sends it "
+                       "unchanged.",
+        "resumeProtocol": "After a restart we never resubmit before consulting the PSP about that key: "
+                          "a charge it knows becomes our result, an unknown key inside 24 h is "
+                          "resent as is, older ones go to an operator.",
+        "tradeOff": "One PSP round trip per open row at restart; late rows wait for a person."},
+     {"passed": True, "why": "lookup before any resend (double negation), retention respected",
+      "voice": "plain"}),
+    ("t26-good-never-resend-before-searching-ref", {
+        "checkpoint": "Intent journaled with its reference before the charge request; the "
+                      "confirmation journaled after.",
+        "idempotency": "A merchant reference made from the run and step, which the processor "
+                       "stores and lets us search on; it does not dedupe on it.",
+        "resumeProtocol": "On restart we don't resubmit before searching the processor for the "
+                          "charge's reference; a hit is adopted, an empty search means it never "
+                          "happened and we submit once more.",
+        "failureMode": "Correctness hangs on that search; each open charge costs one search at "
+                       "restart."},
+     {"passed": True, "why": "client reference searched before any resend: clean at any age",
+      "voice": "plain"}),
+    ("t26-bad-never-resend-before-searching-own-log", {
+        "checkpoint": "Intent journaled with its key before the charge request; the "
+                      "confirmation journaled after.",
+        "idempotency": "Key derived from the run and step, identical on every attempt.",
+        "resumeProtocol": "We never resubmit before searching our own journal for the key; when "
+                          "the journal shows no confirmation we submit again with it.",
+        "failureMode": "One journal scan per restart."},
+     {"passed": False, "why": "the search is our own journal, the provider is never asked: a "
+      "same-key resend at any age charges twice after 25 h", "voice": "plain"}),
 ]

@@ -361,6 +361,14 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
                  r"(a |an |the )?(provider |psp |stripe |gateway |key )?(look ?up|lookup|query|"
                  r"querying|check|checking|asking)",
+                 # issue 17 (HELDOUT15): the double negation with the asking verb in other words,
+                 # the provider or the key its object ("we never send before searching the
+                 # provider for that reference", "never resend until we have consulted the PSP")
+                 r"\b(never|not|no|don't|do not|nothing) (\w+ ){1,3}(without|before|until) (first )?(we |"
+                 r"it |the worker )?(have |has )?(search\w*|consult\w*|quer\w*|ask\w*|check\w*|"
+                 r"verif\w*|confirm\w*|inquir\w*|enquir\w*|look\w* (\w+ ){0,2}up)( with| at| of)? "
+                 r"(the |its |that |our )?(provider|psp|stripe|gateway|processor|bank|key|"
+                 r"reference|ref|charge|payment)s?\b",
                  r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before|without) .{0,40}(ask|"
                  r"quer|check|look)")),
         Term(Resume.BLIND_RETRY, "blind retry of unfinished steps", (
