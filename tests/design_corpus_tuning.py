@@ -3195,4 +3195,30 @@ TUNING: list[Entry] = [
         "failureMode": "One journal scan per restart."},
      {"passed": False, "why": "the search is our own journal, the provider is never asked: a "
       "same-key resend at any age charges twice after 25 h", "voice": "plain"}),
+    # (B) the provider said not to be called while recovering, beside a lookup
+    ("t26-bad-lookup-but-psp-untouched-on-restart", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Open intents are looked up by their key first. On a restart nobody "
+                          "pings the PSP, mind you: the worker just replays what has no result.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "contradiction": True, "why": "a lookup and 'nobody pings the PSP on a "
+      "restart' in one field: the resend is blind", "voice": "self-contradicting"}),
+    ("t26-bad-reconcile-yet-no-provider-call-in-recovery", {
+        "checkpoint": "Intent journaled before dispatch, result after.",
+        "idempotency": "A key made once per operation and kept in the intent row.",
+        "resumeProtocol": "Reconcile each open intent by key, then resend it. We don't hit the "
+                          "gateway at all during recovery, so the resend is the only call.",
+        "failureMode": "Reconciliation costs a lookup per open intent."},
+     {"passed": False, "contradiction": True, "why": "reconciles and never calls the gateway "
+      "during recovery: which is it?", "voice": "self-contradicting"}),
+    ("t26-good-lookup-never-call-again-past-a-day", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Open intents are looked up by key at the PSP: a charge found is "
+                          "recorded, a miss under 24 h is resent with the key; past 24 h we "
+                          "never call the PSP again for it and page an operator.",
+        "failureMode": "A lookup per open intent; late ones wait for the operator."},
+     {"passed": True, "why": "'never call the PSP again' past retention is the escalation, not "
+      "a denial of the lookup", "voice": "plain"}),
 ]

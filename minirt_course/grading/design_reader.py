@@ -1173,6 +1173,18 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
+        # issue 17 (HELDOUT15): the provider said not to be called while recovering ("we
+        # never call the provider on recovery, though", "on a restart nobody pings the PSP");
+        # a call said to come from another part ("never calls the provider directly: a relay
+        # does"), not AGAIN or twice, or not before the lookup is not this denial
+        (r"\b((on|during|when|while|after|upon|in) (a |the |any )?(recover\w*|resum\w*|restart\w*|"
+         r"crash\w*|reboot\w*),? (\w+ ){0,2})?(nobody|no one|never|don't|do not|doesn't|does not|"
+         r"won't|will not)\b (\w+ )?(call|calls|calling|ping|pings|pinging|hit|hits|hitting) (the )?"
+         r"(provider|psp|stripe|gateway|processor|bank)\b(?!'?s? (\w+ )?(again|twice|back)\b)"
+         r"(?! (\w+ ){0,3}(again|twice|a second time|before|until|till|without|unless|otherwise|"
+         r"except)\b)(?(1)|(?= (\w+ ){0,2}((on|during|while|when|after|upon|in|at) (a |the |any )?"
+         r"(recover\w*|resum\w*|restart\w*|crash\w*|reboot\w*)|at all)\b))",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
         (r"\bno need (to|for) (\w+ ){0,4}(the )?(look ?up|lookup|reconcil\w*|status|search)\w*",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "no lookup is needed"),
         (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
