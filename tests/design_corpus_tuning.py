@@ -3221,4 +3221,29 @@ TUNING: list[Entry] = [
         "failureMode": "A lookup per open intent; late ones wait for the operator."},
      {"passed": True, "why": "'never call the PSP again' past retention is the escalation, not "
       "a denial of the lookup", "voice": "plain"}),
+    # (C) the age of the intent said not to be looked at, after a lookup's miss is resent
+    ("t26-bad-miss-resent-age-unchecked", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Every open intent is looked up by key; a miss is resent with that key, "
+                          "and we don't look at when the intent was written.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "a miss resent at any age: past 24 h the provider forgot the key "
+      "and a W3/W4 charge is made twice", "voice": "plain"}),
+    ("t26-bad-miss-resent-timestamp-ignored", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Ask the provider by key. Not there: re-send with the same key, "
+                          "without checking the intent's age, since the lookup already said no.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "'not found' trusted at any age: a duplicate after 25 h",
+      "voice": "terse"}),
+    ("t26-good-miss-resent-age-checked", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Every open intent is looked up by key; a miss is resent with that key "
+                          "while the intent is under 24 h old, and past that it goes to an "
+                          "operator.",
+        "tradeOff": "One lookup per open intent; late ones need a person."},
+     {"passed": True, "why": "the twin that checks the age", "voice": "plain"}),
 ]

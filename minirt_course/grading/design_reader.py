@@ -1114,6 +1114,15 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          rf"don't|do not|won't|will not|never|can't|cannot) (really |ever )?matters?\b",
          Resume.BLIND_RETRY,
          "the resend goes out at any age, past the key's retention"),
+        # the age said not to be looked at, after a resend ("If it returns nothing, resend with
+        # the same key. No need to check how old the intent is."; issue 17, HELDOUT15)
+        (rf"{_RESEND}[\s\S]{{0,160}}\b(no need to|never|don't|do not|doesn't|does not|we not|"
+         rf"nobody|without) (\w+ )?(check\w*|look\w* at|consider\w*|compar\w*|test\w*|care\w* "
+         rf"about|mind\w*|track\w*|inspect\w*|read\w*) (\w+ ){{0,2}}(how old|how long ago|the age|"
+         rf"its age|their age|the intent'?s? age|the timestamp|when (it|the intent) was (written|"
+         rf"made|created|journaled))\b(?! (of )?(the |its |a )?(result|receipt|response|reply|"
+         rf"answer|cache|index)\b)",
+         Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
         (rf"\b(otherwise|else|if (it is |it's )?older|older|past it|after that)\b(?:(?!\b(not|"
          rf"never|no|don't|stop\w*|instead|escalat\w*|operator|human|ticket)\b)[^.;]){{0,30}}"
          rf"{_RESEND}[^.;]{{0,40}}\b(too|as well|also|anyway|all the same|regardless|the same "
