@@ -3246,4 +3246,34 @@ TUNING: list[Entry] = [
                           "operator.",
         "tradeOff": "One lookup per open intent; late ones need a person."},
      {"passed": True, "why": "the twin that checks the age", "voice": "plain"}),
+    # (D) a resend said NOT to happen blindly, before the conditional same-key resend
+    ("t26-good-not-blind-then-young-resend", {
+        "checkpoint": "The intent goes in the journal, with the key, before the request; the "
+                      "result after.",
+        "idempotency": "Key derived from run id, step and a digest of the arguments.",
+        "resumeProtocol": "An open intent is never retried on the spot. The worker resends it "
+                          "with its stored key only while it is less than a day old; older ones "
+                          "are parked for an operator.",
+        "failureMode": "Parked intents hold the order until an operator looks."},
+     {"passed": True, "why": "retry within retention after a negated blind retry", "voice":
+      "plain"}),
+    ("t26-good-not-resent-blindly-outbox", {
+        "checkpoint": "An outbox row (key, body, sent_at NULL) is committed with the state "
+                      "change; the relay sends it and writes the receipt into the row.",
+        "idempotency": "The row's key is derived from the run, the step and the body digest.",
+        "resumeProtocol": "Rows without a receipt aren't simply resubmitted: the relay "
+                          "resubmits the row's key only while the row is younger than the "
+                          "provider's retention; otherwise it flags the row for review.",
+        "failureMode": "Flagged rows block their order until someone checks."},
+     {"passed": True, "why": "retry within retention, a negated resend before it", "voice":
+      "outbox"}),
+    ("t26-bad-not-blind-then-young-resend-older-too", {
+        "checkpoint": "The intent goes in the journal, with the key, before the request; the "
+                      "result after.",
+        "idempotency": "Key derived from run id, step and a digest of the arguments.",
+        "resumeProtocol": "An open intent is never retried on the spot. The worker resends it "
+                          "with its stored key while it is less than a day old; older ones are "
+                          "resent too.",
+        "failureMode": "One extra journal write per call."},
+     {"passed": False, "why": "both branches resend: past 24 h a duplicate", "voice": "plain"}),
 ]

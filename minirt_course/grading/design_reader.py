@@ -26,6 +26,7 @@ what, when), or names them only in decorators and comments, is a ``[contradictio
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -1803,6 +1804,29 @@ def _ages_as_retention(t: str) -> str:
     return _AGE.sub(said, t)
 
 
+_YOUNG_RESENDS = (
+    re.compile(rf"{_RESEND}[^.;]{{0,120}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)"),
+    re.compile(rf"{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}?(;"
+               rf"[^.;]{{0,40}}?)?{_RESEND}"),
+    # "resending the request with the persisted key; this is done only while the intent
+    # is within the provider's retention period" (HELDOUT14)
+    re.compile(rf"{_RESEND}[^.;]{{0,120}}?; (this|that|it|which) (is |gets )?(only |just )?(done|"
+               rf"happens|allowed|applies|permitted|used)\b[^.;]{{0,20}}?{_YOUNG}[^.;]{{0,40}}?"
+               rf"({_RETENTION}|\bit\b|\bthat\b)"))
+
+
+def _resends_when_young(t: str) -> Iterator[re.Match[str]]:
+    """Every resend said to wait on a young intent, pattern by pattern, from each start in turn:
+    a first resend said NOT to happen ("rows with no receipt are not resent blindly: the
+    dispatcher re-sends the same key only while the row is younger than the provider's 24 h
+    retention") does not hide the conditional one after it (issue 17, HELDOUT15)."""
+    for pattern in _YOUNG_RESENDS:
+        at = 0
+        while (m := pattern.search(t, at)) is not None:
+            yield m
+            at = m.start() + 1
+
+
 def resend_within_retention(t: str) -> re.Match[str] | None:
     """A resend with the same key said to depend on the intent's age ("we resend with the same
     key while it is under 24 h old; past that we open a ticket"), read only when the answer also
@@ -1813,16 +1837,8 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
     if not re.search(_RETENTION, t):
         return None
     t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
-    m = (re.search(rf"{_RESEND}[^.;]{{0,120}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)",
-                   t)
-         or re.search(rf"{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}?(;"
-                      rf"[^.;]{{0,40}}?)?{_RESEND}", t)
-         # "resending the request with the persisted key; this is done only while the intent
-         # is within the provider's retention period" (HELDOUT14)
-         or re.search(rf"{_RESEND}[^.;]{{0,120}}?; (this|that|it|which) (is |gets )?(only |just )?(done|happens|"
-                      rf"allowed|applies|permitted|used)\b[^.;]{{0,20}}?{_YOUNG}[^.;]{{0,40}}?"
-                      rf"({_RETENTION}|\bit\b|\bthat\b)", t))
-    if m is None or _subject_kept(t, m.start()) or not _PAST_IT.search(t[m.end():]):
+    m = next((m for m in _resends_when_young(t) if not _subject_kept(t, m.start())), None)
+    if m is None or not _PAST_IT.search(t[m.end():]):
         return None
     late = _qualifier("resumeProtocol", t)  # "otherwise we resend it too": no branch escalates
     return None if late and late[0] == Resume.BLIND_RETRY else m
