@@ -3276,4 +3276,36 @@ TUNING: list[Entry] = [
                           "resent too.",
         "failureMode": "One extra journal write per call."},
      {"passed": False, "why": "both branches resend: past 24 h a duplicate", "voice": "plain"}),
+    # (E) a failure mode that says what waits, not what is lost: "until then not booked",
+    # "sits unfinished"
+    ("t26-good-until-then-room-unbooked", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Look every open intent up by key: found -> record; missing and under "
+                          "24 h -> resend with the key; older -> hand it to support.",
+        "failureMode": "Support settles late ones by hand. Until that happens the room is not "
+                       "booked."},
+     {"passed": True, "why": "the room waits for support: the escalation, not a lost booking",
+      "voice": "plain"}),
+    ("t26-good-booking-stays-pending", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Under 24 h old: resend the open charge with its key. Older: no "
+                          "resend, raise a ticket for the on-call.",
+        "failureMode": "Past a day the booking stays pending until the ticket is answered."},
+     {"passed": True, "why": "a late run waits for a person: a true limit", "voice": "terse"}),
+    ("t26-bad-never-booked-claimed", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Look every open intent up by key: found -> record; missing and under "
+                          "24 h -> resend with the key; older -> hand it to support.",
+        "failureMode": "A crash in W3 means the room is never booked."},
+     {"passed": False, "why": "claims a lost booking the sweep never shows", "voice": "plain"}),
+    ("t26-bad-blind-only-sits-unfinished", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Every open intent is resent with its key on restart.",
+        "failureMode": "A restart leaves the order sitting unfinished for a moment."},
+     {"passed": False, "why": "blind same-key resend charges twice after 25 h; the failure mode "
+      "does not name it", "voice": "plain"}),
 ]

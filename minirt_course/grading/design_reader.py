@@ -457,6 +457,11 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
               r"\bpaged\b", r"must (verify|decide|check)",
+              # issue 17 (HELDOUT15): the run said to wait unfinished ("the order sits
+              # unfinished", "the booking stays pending until someone answers the page")
+              r"\b(sits?|sitting|sat|waits?|waiting|stays?|staying|remains?|remaining|lies|is left|"
+              r"are left|hangs? around) (\w+ ){0,2}(unfinished|incomplete|open|pending|unresolved|"
+              r"undecided|in limbo|unbooked|unsettled|unconfirmed|half done)\b", r"\bin limbo\b",
               r"nobody can (know|tell|settle)",
               r"\b(hand|hands|handed|pass|passes|passed|give|gives|route|routes|routed)\w* (\w+ ){0,3}"
               r"to (a |the |our )?(support|operators?|humans?|persons?|ops|on ?call|staff)\b"),
@@ -585,6 +590,14 @@ _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevente
 #: a cost of the design, not a failure the sweep must show.
 _TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
                         r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
+#: A sentence that opens with the wait for a person or a decision ("Until then the order is not
+#: booked", "until someone checks, the room stays unpaid"): what is not yet done is the run
+#: waiting, not an effect the design loses (issue 17, HELDOUT15).
+_UNTIL_SETTLED = re.compile(r"^\s*(\w+ ){0,2}(until|till|pending|while waiting for|before) (then|that|"
+                            r"that happens|this happens|that point|it is (resolved|settled|decided|"
+                            r"answered|checked|confirmed)|(the |an? |our )?(operator|person|human|"
+                            r"someone|somebody|support|ops|on ?call|review\w*|page|ticket|decision|"
+                            r"engineer)s?\b)")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless|risk\w*|"
                            r"unsafe|in danger of)\b|\b(we|i|you|they|it|one)'d\b")
 #: A sentence that opens with a condition ("If restart is after 24 hours, ..., so resending can
@@ -1975,7 +1988,8 @@ def read_claims(text: str) -> Claims:
                 continue
             named.add(cat)
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
-            passing = _TEMPORARY.search(clause + t[m.start():m.end()] + after)
+            passing = (_TEMPORARY.search(clause + t[m.start():m.end()] + after)
+                       or (cat == "lost" and _UNTIL_SETTLED.search(_sentence(t, m))))
             opened = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
                          t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
             conditional = (_CONDITIONAL.search(_sentence(t, m))
