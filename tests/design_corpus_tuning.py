@@ -3308,4 +3308,34 @@ TUNING: list[Entry] = [
         "failureMode": "A restart leaves the order sitting unfinished for a moment."},
      {"passed": False, "why": "blind same-key resend charges twice after 25 h; the failure mode "
       "does not name it", "voice": "plain"}),
+    # (F) a trade-off said as what correctness rests on; a lagged search; both workers charge
+    ("t26-good-correctness-rests-on-search", {
+        "checkpoint": "Intent (with the client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "Client reference built from run and step; the provider keeps it and "
+                       "lets us search by it, without deduplicating.",
+        "resumeProtocol": "Search the provider by that reference for every open intent; adopt a "
+                          "hit, charge again with the same reference on an empty result.",
+        "failureMode": "It all hinges on the provider's search being complete."},
+     {"passed": True, "why": "reference + search: clean at any age; the dependency is a true "
+      "limit", "voice": "plain"}),
+    ("t26-good-search-fell-behind", {
+        "checkpoint": "Intent (with the client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "Client reference built from run and step; the provider keeps it and "
+                       "lets us search by it, without deduplicating.",
+        "resumeProtocol": "Search the provider by that reference for every open intent; adopt a "
+                          "hit, charge again with the same reference on an empty result.",
+        "failureMode": "Should the provider's index ever fall behind its writes, an empty "
+                       "result would be false and we would bill twice."},
+     {"passed": True, "why": "a lagging index is outside the sweep", "voice": "plain"}),
+    ("t26-bad-rests-on-search-but-no-search", {
+        "checkpoint": "Intent (with the client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "Client reference built from run and step; the provider keeps it and "
+                       "lets us search by it, without deduplicating.",
+        "resumeProtocol": "Every open intent is charged again with the same reference.",
+        "failureMode": "Everything rests on the provider's search being accurate."},
+     {"passed": False, "why": "a reference is not deduplicated: the resend charges twice in "
+      "W3/W4, unnamed", "voice": "plain"}),
 ]

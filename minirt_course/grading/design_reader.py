@@ -443,7 +443,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                   r"twice (charg|bill|pa|book|debit)",
                   r"two (charges|payments|bookings)", r"(second|2nd) (charge|payment|booking)",
                   r"more than once", r"\b(money|card|customer|payment)\w* twice", r"(?<!before )(?<!until )charg\w* again",
-                  r"(?<!before )(?<!until )\bre ?charg"),
+                  r"(?<!before )(?<!until )\bre ?charg",
+                  # "both could see nothing and both charge" (issue 17, HELDOUT15)
+                  r"\bboth (\w+ )?(charge|bill|debit|pay)\b(?! (and|or|&)\b)"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
              r"never (charged|booked|paid)", r"(not|never) (be )?(charged|booked|paid)\b",
@@ -503,7 +505,14 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"flush|commit|write)", r"\b(grows?|growth)\b", r"\bcompact", r"moving parts",
              r"(requires|depends on|depend on|depending on|reliance on|only works with|needs|relies on|"
              r"rely on) (a |the "
-             r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
+             r"|our )?(provider|psp|stripe|payment)",
+             # issue 17 (HELDOUT15): what correctness leans on, said of the search or the
+             # lookup ("everything rests on the search being accurate", "it hinges on the
+             # processor's index")
+             r"\b(rests?|resting|hinges?|hinging|depends?|depending|relies|relying|rely|hangs?|"
+             r"stands? or falls) (\w+ ){0,2}on (the |that |this |our |its |a )?(\w+'?s? ){0,2}(search|"
+             r"lookup|look up|index|query|queries|reference search|api|provider|psp|processor|"
+             r"gateway)", r"\bp9\d\b", r"\bdelays?\b",
              r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
              r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
              r"\b(process|service|component|table|daemon|worker|part|system|relay|queue|broker|"
@@ -1949,7 +1958,8 @@ _MODAL = re.compile(r"\b(would|could|might|may|can|without|unless|didn't|did not
 #: A cause the sweep does not model (issue 17, HELDOUT13): a lagging or eventually consistent
 #: search, a race between two workers, a code path or a bug that skips the protocol.
 _OUTSIDE_THE_SWEEP = re.compile(
-    r"\b(lag|lags|lagging|laggy|eventual(ly)? consisten\w*|read after write|stale|not yet (visible|"
+    r"\b(lag|lags|lagging|laggy|lagged|falls? behind|fell behind|behind (its|the) (writes|"
+    r"inserts)|out of date|not up to date|eventual(ly)? consisten\w*|read after write|stale|not yet (visible|"
     r"indexed)|index(es|ing)? (is |are )?(behind|late|slow)|races?|racing|concurrent\w*|second "
     r"worker|two workers|another worker|both workers|bug|bugs|buggy|code path|skips? (the )?"
     r"(search|lookup|check|find)|skipped|misconfigur\w*|clock skew|split brain)\b")
