@@ -3338,4 +3338,54 @@ TUNING: list[Entry] = [
         "failureMode": "Everything rests on the provider's search being accurate."},
      {"passed": False, "why": "a reference is not deduplicated: the resend charges twice in "
       "W3/W4, unnamed", "voice": "plain"}),
+    # -- t26-attack (stop s13): a stranger's outlines the reader got wrong after HELDOUT15's
+    # fixes, each fixed by a general rule
+    # (G) a key that changes per attempt, said sideways: made "once" per try, a counter bumped
+    # on every send, the client's request number, the name of the pod that sends it
+    ("t26-attack-bad-uuid-once-per-attempt", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A UUID generated once per attempt and sent as the idempotency key.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "'once per attempt' is a new key on every attempt: the lookup asks "
+      "for a key the first send never carried", "voice": "plain"}),
+    ("t26-attack-bad-counter-bumped-per-send", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "sha256 of run id and step, plus a counter we bump on every send.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "the counter changes the key on every attempt", "voice": "plain"}),
+    ("t26-attack-bad-client-request-number-in-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key = run id + step + the request's sequence number in the HTTP client.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "a per-request number makes every attempt's key different",
+      "voice": "terse"}),
+    ("t26-attack-bad-name-of-the-sending-pod", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, prefixed with the name of the pod "
+                       "that sends it.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "a resumed run on another pod sends another key", "voice": "plain"}),
+    ("t26-attack-good-key-made-once-per-operation", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A UUID generated once per operation, stored in the intent, read back by "
+                       "every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": True, "why": "the twin: once per operation, stored", "voice": "plain"}),
+    ("t26-attack-bad-thread-ident-in-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "sha256(run_id, step, threading.get_ident())",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "the sending thread's id differs after a restart", "voice": "code"}),
 ]

@@ -997,7 +997,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(unless|except|otherwise|in which case|or else|sometimes)\b[^.;]{0,40}\b(random|"
          r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
         (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id|getpid|"
-         r"gethostname|thread ident)\b",
+         r"gethostname|thread ident|get ident|current thread|threading)\b|"
+         # "prefixed with the name of the pod that sends it" (stop s13 attacks)
+         r"\b(name|id|identity|address|ip|number)s? of the (current |sending |local |executing )?"
+         r"(pod|host|machine|worker|process|container|node|thread|replica)\b",
          Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
         (r"\b(plus|more|and|with|append\w*|add\w*|concatenat\w*|suffix\w*|salt\w*|mix\w* in)"
          r"( to it| it with)? (a |an |one )?(fresh |new |random |unique )*(random\w*|uuid ?4|uuid|"
@@ -1011,6 +1014,20 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"journal\w*|persist\w*|saved|kept|reused|same|one time|a single time|lives? in|with the "
          r"intent|in the (intent|journal)))", Idempotency.RANDOM_PER_ATTEMPT,
          "a new key is made for the resend"),
+        # stop s13 attacks: a key made "once" per attempt, a counter bumped on every send, the
+        # HTTP client's request number: each resend carries another key
+        (r"\b(once|one time|a single time) (per|for (each|every)|on (each|every)|with (each|"
+         r"every)|in (each|every)|each|every) (retry|attempt|try|resend|send|delivery|redelivery|"
+         r"http (call|request)|request|time (we|it) (send|sends|retry|retries|tr(y|ies)))\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"\b(bump|bumps|bumped|increment\w*|advance[sd]?|increase[sd]?|tick\w*|goes up|go up|"
+         r"went up)\b[^.;]{0,30}\b(on|per|with|at|for|before|after) (every|each|a|any) (send|retry|"
+         r"attempt|try|resend|request|call|http call|delivery|redelivery)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a counter in the key changes on every attempt"),
+        (r"\b(http client|client|transport|connection|socket|session)'?s? (request |send )?(sequence|"
+         r"seq|serial|counter|number|count)\b|\b(request|send|call|delivery)('?s)? (sequence|serial) "
+         r"(number|no)\b|\b(send|request|delivery) (counter|count)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a number that changes with every request is in the key"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"\b(sha ?256|hash|digest|hmac|key)\w*\W{0,3}[^.;)]{0,40}\b(attempt|try|retry)( ?(number|no|"
