@@ -3388,4 +3388,36 @@ TUNING: list[Entry] = [
                           "missing under 24 h -> resend; older -> an operator.",
         "failureMode": "One lookup per open intent; late ones need a person."},
      {"passed": False, "why": "the sending thread's id differs after a restart", "voice": "code"}),
+    # (H) a resend at any age, said sideways: "even when it comes back the next week",
+    # "however stale", "charge again"
+    ("t26-attack-bad-resend-even-next-week", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Whatever has no result is looked up by key; on a miss we resend with "
+                          "that key, even when the worker only comes back the next week.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a resend a week later: the key is long forgotten, W3/W4 charge "
+      "twice", "voice": "plain"}),
+    ("t26-attack-bad-charge-again-however-stale", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Ask the provider by key; when it answers 'unknown' we charge again "
+                          "with the key, however stale the intent.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "'unknown' trusted at any age: a duplicate after 25 h", "voice":
+      "plain"}),
+    ("t26-attack-bad-resend-long-after-retention", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open intents are looked up by key; when the provider has nothing we "
+                          "resend with the key, long after the retention too.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a resend past the retention charges W3/W4 twice", "voice":
+      "plain"}),
+    ("t26-attack-bad-miss-resent-at-any-time", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key at any time.",
+        "failureMode": "A duplicate can never happen; one lookup per open intent."},
+     {"passed": False, "why": "a miss resent at any age, and a false safety", "voice": "terse"}),
 ]

@@ -1127,14 +1127,22 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # "under 24 h resend; otherwise resend too"): past the retention the provider has
         # forgotten the key, so a W3/W4 charge is made twice (coordinator's attacks, stop s12)
         (rf"{_RESEND}[^.;]{{0,60}}\b(even|also|still) (after|past|beyond|outside|over|when|once|"
-         rf"if)\b[^.;]{{0,30}}({_RETENTION}|expir\w*|older|(it|they|the key|the intent)( is| are|"
-         rf"'s)? old|(days?|weeks?|months?) (ago|later|old)|long ago|much later|a long time)(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
+         rf"if)\b[^.;]{{0,40}}({_RETENTION}|expir\w*|older|(it|they|the key|the intent)( is| are|"
+         rf"'s)? old|(days?|weeks?|months?) (ago|later|old)|long ago|much later|a long time|"
+         rf"(the )?(next|following) (day|week|month|morning)|a (week|month)|\d+ (days?|weeks?))(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
          Resume.BLIND_RETRY, "the resend goes out past the key's retention"),
+        # "... resend with the key, long after the retention too" (stop s13 attacks)
+        (rf"{_RESEND}[^.;]{{0,60}}\b(long|well|way|days|weeks|hours) (after|past|beyond|outside) "
+         rf"(the )?(provider'?s? )?{_RETENTION}(?![^.;]{{0,40}}\b(operator|escalat\w*|human|"
+         rf"instead|ticket|manual\w*))", Resume.BLIND_RETRY,
+         "the resend goes out past the key's retention"),
         (rf"\b(after|past|beyond|outside|older than|over|at least)\b[^.;]{{0,20}}{_RETENTION}[^.;]"
          rf"{{0,40}}\b(still|also|just|simply|again|too) {_RESEND}", Resume.BLIND_RETRY,
          "the resend goes out past the key's retention"),
-        (rf"{_RESEND}[^.;]{{0,60}}\b(no matter (how old|how long|when|the age|its age)|"
-         rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago)|"
+        (rf"({_RESEND}|\b(charge|bill|pay|submit|post|fire|send)\w* (it |them )?again)[^.;]{{0,60}}"
+         rf"\b(no matter (how old|how long|when|the age|its age|how stale|how late)|"
+         rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago|stale|"
+         rf"late|aged|dated)|at any (time|point|moment)|"
          rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely)",
          Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
         # a miss never resent, even inside the retention; a lookup that refunds and fails the
