@@ -3420,4 +3420,34 @@ TUNING: list[Entry] = [
         "resumeProtocol": "Look up by key; a miss is resent with the key at any time.",
         "failureMode": "A duplicate can never happen; one lookup per open intent."},
      {"passed": False, "why": "a miss resent at any age, and a false safety", "voice": "terse"}),
+    # (I) a timeless dedup claimed sideways: "however long the outage ... recognise the key",
+    # "the provider's dedup has no expiry"
+    ("t26-attack-bad-recognised-however-long", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "However long the outage, the provider will recognise the key when we "
+                       "come back; the cost is one lookup."},
+     {"passed": False, "why": "the key is pruned after 24 h: the 25 h recoveries refute it",
+      "voice": "plain"}),
+    ("t26-attack-bad-dedup-has-no-expiry", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "The provider's dedup has no expiry, so a late resume is harmless; the "
+                       "cost is one extra write per call."},
+     {"passed": False, "why": "a false timeless dedup: 24 h retention", "voice": "plain"}),
+    ("t26-attack-good-reference-has-no-expiry", {
+        "checkpoint": "Intent (with its client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "A client reference from run and step; the provider stores it and lets "
+                       "us search by it.",
+        "resumeProtocol": "Search the provider by reference for each open intent; adopt a hit, "
+                          "charge again with the same reference on none.",
+        "failureMode": "References carry no expiry, so late resumes are fine; the price is a "
+                       "search per open intent."},
+     {"passed": True, "why": "a reference is searchable forever: true of this design", "voice":
+      "plain"}),
 ]

@@ -566,6 +566,14 @@ CLAIMS["timeless"] = (
     r"dedup\w*|remember\w*|knows?|honou?r\w*)\b(?![^.;]{0,30}\b(within|for 24|inside|until|up "
     r"to|24 ?h))", r"\b(never|won't|will not) (forgets?|expires?)\b",
     r"\b(keys?|tokens?) (never|don't|do not) expire\b",
+    # stop s13 attacks: "however long the outage, the provider will recognise the key", "the
+    # provider's dedup has no expiry"
+    r"\b(however|no matter how) (long|late|old)\b[^.;]{0,60}\b(recogni[sz]\w*|dedup\w*|"
+    r"remember\w*|knows?|honou?r\w*|catch\w*|spots?)\b (the |our |a |its )?(key|token|retry|"
+    r"resend|repeat|duplicate|second)",
+    r"\b(dedup\w*|idempotency|keys?|tokens?)\b[^.;]{0,20}\b(has|have|with|carr(y|ies)) no (expiry|"
+    r"expiration|ttl|time limit|retention limit|timeout|shelf life)\b|\bno (expiry|expiration|ttl|"
+    r"time limit) (on|for) (the |its |our )?(keys?|dedup\w*|tokens?|idempotency)",
     # "even if the worker only comes back days later, resending is safe" (stop s12 attacks)
     r"\b(days?|weeks?|months?) (later|afterwards|after)\b[^.;]{0,60}\b(re ?send\w*|re ?tr\w*|retry\w*)"
     r"[^.;]{0,20}\b(is |are |stays? |remains? )?(safe|fine|harmless|ok|okay)\b",
