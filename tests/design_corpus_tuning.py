@@ -3450,4 +3450,22 @@ TUNING: list[Entry] = [
                        "search per open intent."},
      {"passed": True, "why": "a reference is searchable forever: true of this design", "voice":
       "plain"}),
+    # (J) "nobody ever has to" step in, said of a design that escalates late runs
+    ("t26-attack-bad-nobody-touches-a-run", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "Every crash heals itself; nobody ever has to touch a run by hand. The "
+                       "cost is one write per call."},
+     {"passed": False, "contradiction": True, "why": "late runs go to an operator: 'nobody ever "
+      "has to' is false", "voice": "plain"}),
+    ("t26-attack-bad-no-one-needs-to-step-in", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Under 24 h old: resend the open charge with its key. Older: no "
+                          "resend, the on-call gets a ticket.",
+        "failureMode": "No one needs to step in manually; each call costs a journal write."},
+     {"passed": False, "contradiction": True, "why": "the on-call is the escalation the "
+      "failure mode denies", "voice": "terse"}),
 ]

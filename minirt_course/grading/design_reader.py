@@ -1963,6 +1963,12 @@ _NO_SUBJECT = re.compile(r"\b(no|not a single|not one|none of the|never an?) (\w
                          r"goes to|go to|ends? up (with|in|at)|lands? (with|in|at))\b[^.;:]*$")
 
 
+#: Nobody said to be needed, before a person or a hand-off in its clause ("nobody ever has to
+#: touch a run by hand", "no one needs to step in"): a denial of the escalation (stop s13
+#: attacks). Read only for the "stuck" category: "nobody notices the double charge" names it.
+_NOBODY_NEEDED = re.compile(r"\b(nobody|no one|no human|no operator|no person|not a soul|never "
+                            r"anyone)\b (\w+ ){0,2}(ever )?(has to|have to|needs? to|must|is needed|"
+                            r"is required|gets? involved|steps? in|gets? paged|is paged)\b[^.;:]*$")
 #: A duplicate named as what something refuses or lets through ("nothing at the provider
 #: refuses a second charge", "the provider accepts a second charge under one reference"): the
 #: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
@@ -2026,6 +2032,7 @@ def read_claims(text: str) -> Claims:
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
+                    or (cat == "stuck" and _NOBODY_NEEDED.search(clause))
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
                 continue
