@@ -3468,4 +3468,21 @@ TUNING: list[Entry] = [
         "failureMode": "No one needs to step in manually; each call costs a journal write."},
      {"passed": False, "contradiction": True, "why": "the on-call is the escalation the "
       "failure mode denies", "voice": "terse"}),
+    # (K) the intent's place before the call in other verbs ("before we dial out to the PSP")
+    ("t26-attack-good-before-dialling-out", {
+        "checkpoint": "Before we dial out to the PSP a 'pending' line lands in the journal and "
+                      "is fsynced; the PSP's answer lands after it.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One fsync per call; late ones wait for a person."},
+     {"passed": True, "why": "the pending line is durable before the call", "voice": "plain"}),
+    ("t26-attack-good-before-going-out", {
+        "checkpoint": "A pending row is committed before the request goes out to the gateway; "
+                      "the gateway's reply is committed after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One commit per call; late ones wait for a person."},
+     {"passed": True, "why": "a pending row committed before the request", "voice": "plain"}),
 ]
