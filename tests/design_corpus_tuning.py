@@ -3485,4 +3485,22 @@ TUNING: list[Entry] = [
                           "missing under 24 h -> resend; older -> an operator.",
         "failureMode": "One commit per call; late ones wait for a person."},
      {"passed": True, "why": "a pending row committed before the request", "voice": "plain"}),
+    # (L) the pre-call record kept in a dict of the worker: lost with the crash
+    ("t26-attack-bad-intent-in-pending-dict", {
+        "checkpoint": "The intent goes into the worker's pending dict before the call; the "
+                      "result is committed to the journal after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One commit per call; late ones wait for a person."},
+     {"passed": False, "contradiction": True, "why": "a dict dies with the worker: nothing "
+      "durable before the call", "voice": "plain"}),
+    ("t26-attack-bad-intent-in-hashmap", {
+        "checkpoint": "Each planned charge is put in a hash map of open calls before the "
+                      "request. The response is journaled after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One commit per call; late ones wait for a person."},
+     {"passed": False, "why": "the pre-call record lives in memory only", "voice": "plain"}),
 ]

@@ -2199,6 +2199,7 @@ _CALL_SITE = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create)\w*\s?\
                         r"calling|charg(e|es|ing)|pay(s|ing)?|talk\w* to|send(s|ing)?) (the |our )?"
                         r"(provider|psp|bank|gateway|payment|card|api|stripe)\b")
 _VOLATILE = re.compile(r"\b[a-z_]\w*\[\w*\] \w|\bself\.\w+ \w|\{\}|\bdict\[|\bcache\w*\b|"
+                       r"\b(dict|dictionary|hash ?map)\b|"  # "the worker's pending dict" (s13)
                        r"\bno (disk )?i ?o\b|\b(flag|attribute|field|variable|property) (on|of) "
                        r"(the |an? )?(\w+ )?(object|agent|worker|instance|class|process)\b|\bin "
                        r"(the )?(\w+'s )?(local |process )?(memory|ram|heap)\b")
