@@ -3503,4 +3503,22 @@ TUNING: list[Entry] = [
                           "missing under 24 h -> resend; older -> an operator.",
         "failureMode": "One commit per call; late ones wait for a person."},
      {"passed": False, "why": "the pre-call record lives in memory only", "voice": "plain"}),
+    # (D2, attack) the conditional resend said as "fresher than the PSP's key memory" and
+    # "replay the request", its other branch "if it is staler"
+    ("t26-attack-good-fresher-than-key-memory", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Unfinished charge: if its intent is fresher than the PSP's 24-hour "
+                          "key memory, replay the request with the same key and let the PSP "
+                          "dedupe; if it is staler, freeze the run and ping the on-call.",
+        "failureMode": "Stale runs freeze until the on-call answers."},
+     {"passed": True, "why": "retry within retention in other words", "voice": "plain"}),
+    ("t26-attack-bad-fresher-than-key-memory-staler-too", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Unfinished charge: if its intent is fresher than the PSP's 24-hour "
+                          "key memory, replay the request with the same key; if it is staler, "
+                          "replay the request with it as well.",
+        "failureMode": "One extra journal write per call."},
+     {"passed": False, "why": "both branches resend: a duplicate after 25 h", "voice": "plain"}),
 ]

@@ -800,8 +800,10 @@ _RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|r
               r"one day|ttl|(the )?"
               r"(key'?s? )?(lifetime|expiry|window))")
 _RESEND = (r"\b(re ?send\w*|re ?sent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending) (it )?again|"
-           r"re ?submit\w*|re ?issu\w*|re ?deliver\w*)")
-_YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of)\b"
+           r"re ?submit\w*|re ?issu\w*|re ?deliver\w*|"
+           r"replay\w* (the |its |that )?(request|call|charge|http call|post))")  # s13 attacks
+_YOUNG = (r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of|"
+          r"fresher than|newer than|more recent than)\b")
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
         # the intent written once the call has returned or been accepted (stop s12 attacks)
@@ -1828,7 +1830,7 @@ _PROMISE = re.compile(r"\b(robust|guarantee[sd]?|acid( compliant)?|best practice
 #: ...", or "if older", "older:", "otherwise", "else" (issue 17, HELDOUT11).
 _PAST_IT = re.compile(
     rf"(\b(past|beyond|after|over|older than|outside|once|at least)\b[^.;]{{0,40}}({_RETENTION}|"
-    r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
+    r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older|staler|stale)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
     r"on ?call|a person|someone|support|ops|hand\w* (it |the run |them )?(over |to )|"
     r"park\w*|flag\w*|uncertain|unsafe|review|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
     r"not|no|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
