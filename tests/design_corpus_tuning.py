@@ -3521,4 +3521,19 @@ TUNING: list[Entry] = [
                           "replay the request with it as well.",
         "failureMode": "One extra journal write per call."},
      {"passed": False, "why": "both branches resend: a duplicate after 25 h", "voice": "plain"}),
+    # (H2, attack) a resend at an age past 24 h said as a number ("even 36 hours later")
+    ("t26-attack-bad-resend-even-36-hours-later", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key, even 36 hours later.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "36 h is past the 24 h retention: W3/W4 charge twice", "voice":
+      "terse"}),
+    ("t26-attack-good-resend-up-to-20-hours", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key while the intent is "
+                          "under 20 hours old; past 24 h never resent, an operator decides.",
+        "failureMode": "One lookup per open intent; late ones wait for the operator."},
+     {"passed": True, "why": "the twin: a resend only inside the retention", "voice": "terse"}),
 ]

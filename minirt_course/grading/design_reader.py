@@ -1141,6 +1141,11 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          rf"'s)? old|(days?|weeks?|months?) (ago|later|old)|long ago|much later|a long time|"
          rf"(the )?(next|following) (day|week|month|morning)|a (week|month)|\d+ (days?|weeks?))(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
          Resume.BLIND_RETRY, "the resend goes out past the key's retention"),
+        # "... resend with the key, even 36 hours later" (stop s13 attacks): an age past 24 h
+        (rf"{_RESEND}[^.;]{{0,60}}\b(even|also|still|as late as|up to) ((2[4-9]|[3-9]\d|\d{{3,}}) ?(hours?|"
+         rf"hrs?|h)|(\d+|a few|several|many|two|three|a couple of) (days?|weeks?|months?))\b"
+         rf"(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))", Resume.BLIND_RETRY,
+         "the resend goes out past the key's retention"),
         # "... resend with the key, long after the retention too" (stop s13 attacks)
         (rf"{_RESEND}[^.;]{{0,60}}\b(long|well|way|days|weeks|hours) (after|past|beyond|outside) "
          rf"(the )?(provider'?s? )?{_RETENTION}(?![^.;]{{0,40}}\b(operator|escalat\w*|human|"
