@@ -3536,4 +3536,20 @@ TUNING: list[Entry] = [
                           "under 20 hours old; past 24 h never resent, an operator decides.",
         "failureMode": "One lookup per open intent; late ones wait for the operator."},
      {"passed": True, "why": "the twin: a resend only inside the retention", "voice": "terse"}),
+    # (I2, attack) a key retention beyond 24 h claimed ("the provider keeps keys for a week")
+    ("t26-attack-bad-keys-kept-a-week", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key.",
+        "failureMode": "The provider keeps keys for a week, so late resends are deduplicated; "
+                       "one lookup per open intent."},
+     {"passed": False, "why": "the provider keeps keys 24 h: the 25 h recoveries refute it",
+      "voice": "plain"}),
+    ("t26-attack-bad-keys-retained-30-days", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "Keys are retained 30 days at the PSP; the cost is one lookup."},
+     {"passed": False, "why": "a false retention claim", "voice": "terse"}),
 ]

@@ -567,7 +567,11 @@ CLAIMS["timeless"] = (
     r"to|24 ?h))", r"\b(never|won't|will not) (forgets?|expires?)\b",
     r"\b(keys?|tokens?) (never|don't|do not) expire\b",
     # stop s13 attacks: "however long the outage, the provider will recognise the key", "the
-    # provider's dedup has no expiry"
+    # provider's dedup has no expiry", "the provider keeps keys for a week"
+    r"\b(keeps?|kept|remembers?|holds?|retains?|stores?) (the |our |its |every )?(idempotency )?(keys?|"
+    r"tokens?) (for )?(a week|weeks|a month|months|a year|\d+ (days|weeks|months)|forever|"
+    r"indefinitely)\b|\b(keys?|tokens?) (are |is )?(kept|retained|remembered|stored) (for )?(a week|"
+    r"weeks|a month|months|a year|\d+ (days|weeks|months))\b",
     r"\b(however|no matter how) (long|late|old)\b[^.;]{0,60}\b(recogni[sz]\w*|dedup\w*|"
     r"remember\w*|knows?|honou?r\w*|catch\w*|spots?)\b (the |our |a |its )?(key|token|retry|"
     r"resend|repeat|duplicate|second)",
