@@ -3552,4 +3552,20 @@ TUNING: list[Entry] = [
                           "missing under 24 h -> resend; older -> an operator.",
         "failureMode": "Keys are retained 30 days at the PSP; the cost is one lookup."},
      {"passed": False, "why": "a false retention claim", "voice": "terse"}),
+    # (J2, attack) people said to be kept out ("humans stay out of the loop entirely")
+    ("t26-attack-bad-humans-stay-out-of-the-loop", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "Humans stay out of the loop entirely; the cost is a write per call."},
+     {"passed": False, "contradiction": True, "why": "older intents go to an operator",
+      "voice": "plain"}),
+    ("t26-attack-good-operator-steps-in-late", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "People stay in the loop for late runs: an operator steps in past 24 h."},
+     {"passed": True, "why": "the twin: the escalation said as a cost", "voice": "plain"}),
 ]

@@ -1980,6 +1980,11 @@ _NO_SUBJECT = re.compile(r"\b(no|not a single|not one|none of the|never an?) (\w
 _NOBODY_NEEDED = re.compile(r"\b(nobody|no one|no human|no operator|no person|not a soul|never "
                             r"anyone)\b (\w+ ){0,2}(ever )?(has to|have to|needs? to|must|is needed|"
                             r"is required|gets? involved|steps? in|gets? paged|is paged)\b[^.;:]*$")
+#: A person said to be kept out ("humans stay out of the loop entirely", "operators are kept
+#: out of recovery"), read from the person's word on: a denial of the escalation (stop s13
+#: attacks); "an operator steps in" is not.
+_KEPT_OUT = re.compile(r"\w+ (\w+ ){0,2}(stay|stays|stayed|are kept|is kept|remain|remains|kept|keep|"
+                       r"keeps) (\w+ )?out of\b")
 #: A duplicate named as what something refuses or lets through ("nothing at the provider
 #: refuses a second charge", "the provider accepts a second charge under one reference"): the
 #: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
@@ -2043,7 +2048,8 @@ def read_claims(text: str) -> Claims:
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
-                    or (cat == "stuck" and _NOBODY_NEEDED.search(clause))
+                    or (cat == "stuck" and (_NOBODY_NEEDED.search(clause) or _KEPT_OUT.match(
+                        _CLAUSE.split(t[m.start():])[0])))
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
                 continue
