@@ -75,11 +75,13 @@ double negation; "we never call the provider on recovery" beside a lookup; "no n
 how old the intent is" after a resend; a conditional same-key resend after a negated one; a
 failure mode's "until then the order is not booked" or "sits unfinished" as the wait, not a
 loss; a dependency said as what correctness "rests on"; a search that "lagged"): 21/21 both
-ways; a stranger's attack on that reader then found 12 wrong verdicts in 29 outlines (11 of
-them bad ones passing), fixed by class (t26-attack-*: a key made "once per attempt", a counter
-bumped per send, the pod's name; a resend "the next week" or "however stale"; "however long the
-outage, the provider will recognise the key"; "nobody ever has to touch a run"; "before we dial
-out"; a pending dict). Unseen good wording is still refused as "no mechanism named" more
+ways; a stranger's attack on that reader then found 20 wrong verdicts in 54 outlines (17 of
+them bad ones passing), 19 fixed by class (t26-attack-*: a key made "once per attempt", a
+counter bumped per send, the pod's name or thread; a resend "the next week", "even 36 hours
+later" or "however stale"; "however long the outage, the provider will recognise the key",
+"keeps keys for a week"; "nobody ever has to touch a run", "humans stay out of the loop";
+"before we dial out"; "fresher than the PSP's key memory"; a pending dict); left: a journaled
+intent with an in-memory mirror reads as three checkpoints. Unseen good wording is still refused as "no mechanism named" more
 often than bad wording passes, so the typed answer form (a :class:`DesignOutline` choice, graded
 exactly) is the reliable way to be read.
 
