@@ -3160,4 +3160,412 @@ TUNING: list[Entry] = [
         "failureMode": "One extra append per call."},
      {"passed": False, "why": "resent at any age without a lookup: a duplicate after 25 h",
       "voice": "event-log"}),
+    # -- t26 (stop s13): HELDOUT15's classes after its one measurement (15/21 good passed, 19/21
+    # bad failed), each in words other than the corpus's
+    # (A) the double negation "never send before asking", the asking verb in other words
+    ("t26-good-never-send-before-consulting", {
+        "checkpoint": "The pending charge row, key included, is committed before the PSP is "
+                      "called; the PSP's answer is committed after.",
+        "idempotency": "Key derived from the run id and the step index; every retry sends it "
+                       "unchanged.",
+        "resumeProtocol": "After a restart we never resubmit before consulting the PSP about that key: "
+                          "a charge it knows becomes our result, an unknown key inside 24 h is "
+                          "resent as is, older ones go to an operator.",
+        "tradeOff": "One PSP round trip per open row at restart; late rows wait for a person."},
+     {"passed": True, "why": "lookup before any resend (double negation), retention respected",
+      "voice": "plain"}),
+    ("t26-good-never-resend-before-searching-ref", {
+        "checkpoint": "Intent journaled with its reference before the charge request; the "
+                      "confirmation journaled after.",
+        "idempotency": "A merchant reference made from the run and step, which the processor "
+                       "stores and lets us search on; it does not dedupe on it.",
+        "resumeProtocol": "On restart we don't resubmit before searching the processor for the "
+                          "charge's reference; a hit is adopted, an empty search means it never "
+                          "happened and we submit once more.",
+        "failureMode": "Correctness hangs on that search; each open charge costs one search at "
+                       "restart."},
+     {"passed": True, "why": "client reference searched before any resend: clean at any age",
+      "voice": "plain"}),
+    ("t26-bad-never-resend-before-searching-own-log", {
+        "checkpoint": "Intent journaled with its key before the charge request; the "
+                      "confirmation journaled after.",
+        "idempotency": "Key derived from the run and step, identical on every attempt.",
+        "resumeProtocol": "We never resubmit before searching our own journal for the key; when "
+                          "the journal shows no confirmation we submit again with it.",
+        "failureMode": "One journal scan per restart."},
+     {"passed": False, "why": "the search is our own journal, the provider is never asked: a "
+      "same-key resend at any age charges twice after 25 h", "voice": "plain"}),
+    # (B) the provider said not to be called while recovering, beside a lookup
+    ("t26-bad-lookup-but-psp-untouched-on-restart", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Open intents are looked up by their key first. On a restart nobody "
+                          "pings the PSP, mind you: the worker just replays what has no result.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "contradiction": True, "why": "a lookup and 'nobody pings the PSP on a "
+      "restart' in one field: the resend is blind", "voice": "self-contradicting"}),
+    ("t26-bad-reconcile-yet-no-provider-call-in-recovery", {
+        "checkpoint": "Intent journaled before dispatch, result after.",
+        "idempotency": "A key made once per operation and kept in the intent row.",
+        "resumeProtocol": "Reconcile each open intent by key, then resend it. We don't hit the "
+                          "gateway at all during recovery, so the resend is the only call.",
+        "failureMode": "Reconciliation costs a lookup per open intent."},
+     {"passed": False, "contradiction": True, "why": "reconciles and never calls the gateway "
+      "during recovery: which is it?", "voice": "self-contradicting"}),
+    ("t26-good-lookup-never-call-again-past-a-day", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Open intents are looked up by key at the PSP: a charge found is "
+                          "recorded, a miss under 24 h is resent with the key; past 24 h we "
+                          "never call the PSP again for it and page an operator.",
+        "failureMode": "A lookup per open intent; late ones wait for the operator."},
+     {"passed": True, "why": "'never call the PSP again' past retention is the escalation, not "
+      "a denial of the lookup", "voice": "plain"}),
+    # (C) the age of the intent said not to be looked at, after a lookup's miss is resent
+    ("t26-bad-miss-resent-age-unchecked", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Every open intent is looked up by key; a miss is resent with that key, "
+                          "and we don't look at when the intent was written.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "a miss resent at any age: past 24 h the provider forgot the key "
+      "and a W3/W4 charge is made twice", "voice": "plain"}),
+    ("t26-bad-miss-resent-timestamp-ignored", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Ask the provider by key. Not there: re-send with the same key, "
+                          "without checking the intent's age, since the lookup already said no.",
+        "tradeOff": "One lookup per open intent."},
+     {"passed": False, "why": "'not found' trusted at any age: a duplicate after 25 h",
+      "voice": "terse"}),
+    ("t26-good-miss-resent-age-checked", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Every open intent is looked up by key; a miss is resent with that key "
+                          "while the intent is under 24 h old, and past that it goes to an "
+                          "operator.",
+        "tradeOff": "One lookup per open intent; late ones need a person."},
+     {"passed": True, "why": "the twin that checks the age", "voice": "plain"}),
+    # (D) a resend said NOT to happen blindly, before the conditional same-key resend
+    ("t26-good-not-blind-then-young-resend", {
+        "checkpoint": "The intent goes in the journal, with the key, before the request; the "
+                      "result after.",
+        "idempotency": "Key derived from run id, step and a digest of the arguments.",
+        "resumeProtocol": "An open intent is never retried on the spot. The worker resends it "
+                          "with its stored key only while it is less than a day old; older ones "
+                          "are parked for an operator.",
+        "failureMode": "Parked intents hold the order until an operator looks."},
+     {"passed": True, "why": "retry within retention after a negated blind retry", "voice":
+      "plain"}),
+    ("t26-good-not-resent-blindly-outbox", {
+        "checkpoint": "An outbox row (key, body, sent_at NULL) is committed with the state "
+                      "change; the relay sends it and writes the receipt into the row.",
+        "idempotency": "The row's key is derived from the run, the step and the body digest.",
+        "resumeProtocol": "Rows without a receipt aren't simply resubmitted: the relay "
+                          "resubmits the row's key only while the row is younger than the "
+                          "provider's retention; otherwise it flags the row for review.",
+        "failureMode": "Flagged rows block their order until someone checks."},
+     {"passed": True, "why": "retry within retention, a negated resend before it", "voice":
+      "outbox"}),
+    ("t26-bad-not-blind-then-young-resend-older-too", {
+        "checkpoint": "The intent goes in the journal, with the key, before the request; the "
+                      "result after.",
+        "idempotency": "Key derived from run id, step and a digest of the arguments.",
+        "resumeProtocol": "An open intent is never retried on the spot. The worker resends it "
+                          "with its stored key while it is less than a day old; older ones are "
+                          "resent too.",
+        "failureMode": "One extra journal write per call."},
+     {"passed": False, "why": "both branches resend: past 24 h a duplicate", "voice": "plain"}),
+    # (E) a failure mode that says what waits, not what is lost: "until then not booked",
+    # "sits unfinished"
+    ("t26-good-until-then-room-unbooked", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Look every open intent up by key: found -> record; missing and under "
+                          "24 h -> resend with the key; older -> hand it to support.",
+        "failureMode": "Support settles late ones by hand. Until that happens the room is not "
+                       "booked."},
+     {"passed": True, "why": "the room waits for support: the escalation, not a lost booking",
+      "voice": "plain"}),
+    ("t26-good-booking-stays-pending", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Under 24 h old: resend the open charge with its key. Older: no "
+                          "resend, raise a ticket for the on-call.",
+        "failureMode": "Past a day the booking stays pending until the ticket is answered."},
+     {"passed": True, "why": "a late run waits for a person: a true limit", "voice": "terse"}),
+    ("t26-bad-never-booked-claimed", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Look every open intent up by key: found -> record; missing and under "
+                          "24 h -> resend with the key; older -> hand it to support.",
+        "failureMode": "A crash in W3 means the room is never booked."},
+     {"passed": False, "why": "claims a lost booking the sweep never shows", "voice": "plain"}),
+    ("t26-bad-blind-only-sits-unfinished", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, stable across retries.",
+        "resumeProtocol": "Every open intent is resent with its key on restart.",
+        "failureMode": "A restart leaves the order sitting unfinished for a moment."},
+     {"passed": False, "why": "blind same-key resend charges twice after 25 h; the failure mode "
+      "does not name it", "voice": "plain"}),
+    # (F) a trade-off said as what correctness rests on; a lagged search; both workers charge
+    ("t26-good-correctness-rests-on-search", {
+        "checkpoint": "Intent (with the client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "Client reference built from run and step; the provider keeps it and "
+                       "lets us search by it, without deduplicating.",
+        "resumeProtocol": "Search the provider by that reference for every open intent; adopt a "
+                          "hit, charge again with the same reference on an empty result.",
+        "failureMode": "It all hinges on the provider's search being complete."},
+     {"passed": True, "why": "reference + search: clean at any age; the dependency is a true "
+      "limit", "voice": "plain"}),
+    ("t26-good-search-fell-behind", {
+        "checkpoint": "Intent (with the client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "Client reference built from run and step; the provider keeps it and "
+                       "lets us search by it, without deduplicating.",
+        "resumeProtocol": "Search the provider by that reference for every open intent; adopt a "
+                          "hit, charge again with the same reference on an empty result.",
+        "failureMode": "Should the provider's index ever fall behind its writes, an empty "
+                       "result would be false and we would bill twice."},
+     {"passed": True, "why": "a lagging index is outside the sweep", "voice": "plain"}),
+    ("t26-bad-rests-on-search-but-no-search", {
+        "checkpoint": "Intent (with the client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "Client reference built from run and step; the provider keeps it and "
+                       "lets us search by it, without deduplicating.",
+        "resumeProtocol": "Every open intent is charged again with the same reference.",
+        "failureMode": "Everything rests on the provider's search being accurate."},
+     {"passed": False, "why": "a reference is not deduplicated: the resend charges twice in "
+      "W3/W4, unnamed", "voice": "plain"}),
+    # -- t26-attack (stop s13): a stranger's outlines the reader got wrong after HELDOUT15's
+    # fixes, each fixed by a general rule
+    # (G) a key that changes per attempt, said sideways: made "once" per try, a counter bumped
+    # on every send, the client's request number, the name of the pod that sends it
+    ("t26-attack-bad-uuid-once-per-attempt", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A UUID generated once per attempt and sent as the idempotency key.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "'once per attempt' is a new key on every attempt: the lookup asks "
+      "for a key the first send never carried", "voice": "plain"}),
+    ("t26-attack-bad-counter-bumped-per-send", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "sha256 of run id and step, plus a counter we bump on every send.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "the counter changes the key on every attempt", "voice": "plain"}),
+    ("t26-attack-bad-client-request-number-in-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key = run id + step + the request's sequence number in the HTTP client.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "a per-request number makes every attempt's key different",
+      "voice": "terse"}),
+    ("t26-attack-bad-name-of-the-sending-pod", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, prefixed with the name of the pod "
+                       "that sends it.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "a resumed run on another pod sends another key", "voice": "plain"}),
+    ("t26-attack-good-key-made-once-per-operation", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A UUID generated once per operation, stored in the intent, read back by "
+                       "every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": True, "why": "the twin: once per operation, stored", "voice": "plain"}),
+    ("t26-attack-bad-thread-ident-in-key", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "sha256(run_id, step, threading.get_ident())",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One lookup per open intent; late ones need a person."},
+     {"passed": False, "why": "the sending thread's id differs after a restart", "voice": "code"}),
+    # (H) a resend at any age, said sideways: "even when it comes back the next week",
+    # "however stale", "charge again"
+    ("t26-attack-bad-resend-even-next-week", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Whatever has no result is looked up by key; on a miss we resend with "
+                          "that key, even when the worker only comes back the next week.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a resend a week later: the key is long forgotten, W3/W4 charge "
+      "twice", "voice": "plain"}),
+    ("t26-attack-bad-charge-again-however-stale", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Ask the provider by key; when it answers 'unknown' we charge again "
+                          "with the key, however stale the intent.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "'unknown' trusted at any age: a duplicate after 25 h", "voice":
+      "plain"}),
+    ("t26-attack-bad-resend-long-after-retention", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Open intents are looked up by key; when the provider has nothing we "
+                          "resend with the key, long after the retention too.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a resend past the retention charges W3/W4 twice", "voice":
+      "plain"}),
+    ("t26-attack-bad-miss-resent-at-any-time", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key at any time.",
+        "failureMode": "A duplicate can never happen; one lookup per open intent."},
+     {"passed": False, "why": "a miss resent at any age, and a false safety", "voice": "terse"}),
+    # (I) a timeless dedup claimed sideways: "however long the outage ... recognise the key",
+    # "the provider's dedup has no expiry"
+    ("t26-attack-bad-recognised-however-long", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "However long the outage, the provider will recognise the key when we "
+                       "come back; the cost is one lookup."},
+     {"passed": False, "why": "the key is pruned after 24 h: the 25 h recoveries refute it",
+      "voice": "plain"}),
+    ("t26-attack-bad-dedup-has-no-expiry", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "The provider's dedup has no expiry, so a late resume is harmless; the "
+                       "cost is one extra write per call."},
+     {"passed": False, "why": "a false timeless dedup: 24 h retention", "voice": "plain"}),
+    ("t26-attack-good-reference-has-no-expiry", {
+        "checkpoint": "Intent (with its client reference) journaled before the charge; result "
+                      "after.",
+        "idempotency": "A client reference from run and step; the provider stores it and lets "
+                       "us search by it.",
+        "resumeProtocol": "Search the provider by reference for each open intent; adopt a hit, "
+                          "charge again with the same reference on none.",
+        "failureMode": "References carry no expiry, so late resumes are fine; the price is a "
+                       "search per open intent."},
+     {"passed": True, "why": "a reference is searchable forever: true of this design", "voice":
+      "plain"}),
+    # (J) "nobody ever has to" step in, said of a design that escalates late runs
+    ("t26-attack-bad-nobody-touches-a-run", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "Every crash heals itself; nobody ever has to touch a run by hand. The "
+                       "cost is one write per call."},
+     {"passed": False, "contradiction": True, "why": "late runs go to an operator: 'nobody ever "
+      "has to' is false", "voice": "plain"}),
+    ("t26-attack-bad-no-one-needs-to-step-in", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Under 24 h old: resend the open charge with its key. Older: no "
+                          "resend, the on-call gets a ticket.",
+        "failureMode": "No one needs to step in manually; each call costs a journal write."},
+     {"passed": False, "contradiction": True, "why": "the on-call is the escalation the "
+      "failure mode denies", "voice": "terse"}),
+    # (K) the intent's place before the call in other verbs ("before we dial out to the PSP")
+    ("t26-attack-good-before-dialling-out", {
+        "checkpoint": "Before we dial out to the PSP a 'pending' line lands in the journal and "
+                      "is fsynced; the PSP's answer lands after it.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One fsync per call; late ones wait for a person."},
+     {"passed": True, "why": "the pending line is durable before the call", "voice": "plain"}),
+    ("t26-attack-good-before-going-out", {
+        "checkpoint": "A pending row is committed before the request goes out to the gateway; "
+                      "the gateway's reply is committed after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One commit per call; late ones wait for a person."},
+     {"passed": True, "why": "a pending row committed before the request", "voice": "plain"}),
+    # (L) the pre-call record kept in a dict of the worker: lost with the crash
+    ("t26-attack-bad-intent-in-pending-dict", {
+        "checkpoint": "The intent goes into the worker's pending dict before the call; the "
+                      "result is committed to the journal after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One commit per call; late ones wait for a person."},
+     {"passed": False, "contradiction": True, "why": "a dict dies with the worker: nothing "
+      "durable before the call", "voice": "plain"}),
+    ("t26-attack-bad-intent-in-hashmap", {
+        "checkpoint": "Each planned charge is put in a hash map of open calls before the "
+                      "request. The response is journaled after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "One commit per call; late ones wait for a person."},
+     {"passed": False, "why": "the pre-call record lives in memory only", "voice": "plain"}),
+    # (D2, attack) the conditional resend said as "fresher than the PSP's key memory" and
+    # "replay the request", its other branch "if it is staler"
+    ("t26-attack-good-fresher-than-key-memory", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Unfinished charge: if its intent is fresher than the PSP's 24-hour "
+                          "key memory, replay the request with the same key and let the PSP "
+                          "dedupe; if it is staler, freeze the run and ping the on-call.",
+        "failureMode": "Stale runs freeze until the on-call answers."},
+     {"passed": True, "why": "retry within retention in other words", "voice": "plain"}),
+    ("t26-attack-bad-fresher-than-key-memory-staler-too", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Unfinished charge: if its intent is fresher than the PSP's 24-hour "
+                          "key memory, replay the request with the same key; if it is staler, "
+                          "replay the request with it as well.",
+        "failureMode": "One extra journal write per call."},
+     {"passed": False, "why": "both branches resend: a duplicate after 25 h", "voice": "plain"}),
+    # (H2, attack) a resend at an age past 24 h said as a number ("even 36 hours later")
+    ("t26-attack-bad-resend-even-36-hours-later", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key, even 36 hours later.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "36 h is past the 24 h retention: W3/W4 charge twice", "voice":
+      "terse"}),
+    ("t26-attack-good-resend-up-to-20-hours", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key while the intent is "
+                          "under 20 hours old; past 24 h never resent, an operator decides.",
+        "failureMode": "One lookup per open intent; late ones wait for the operator."},
+     {"passed": True, "why": "the twin: a resend only inside the retention", "voice": "terse"}),
+    # (I2, attack) a key retention beyond 24 h claimed ("the provider keeps keys for a week")
+    ("t26-attack-bad-keys-kept-a-week", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look up by key; a miss is resent with the key.",
+        "failureMode": "The provider keeps keys for a week, so late resends are deduplicated; "
+                       "one lookup per open intent."},
+     {"passed": False, "why": "the provider keeps keys 24 h: the 25 h recoveries refute it",
+      "voice": "plain"}),
+    ("t26-attack-bad-keys-retained-30-days", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "Keys are retained 30 days at the PSP; the cost is one lookup."},
+     {"passed": False, "why": "a false retention claim", "voice": "terse"}),
+    # (J2, attack) people said to be kept out ("humans stay out of the loop entirely")
+    ("t26-attack-bad-humans-stay-out-of-the-loop", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "Humans stay out of the loop entirely; the cost is a write per call."},
+     {"passed": False, "contradiction": True, "why": "older intents go to an operator",
+      "voice": "plain"}),
+    ("t26-attack-good-operator-steps-in-late", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Look each open intent up by its key at the provider; found -> record; "
+                          "missing under 24 h -> resend; older -> an operator.",
+        "failureMode": "People stay in the loop for late runs: an operator steps in past 24 h."},
+     {"passed": True, "why": "the twin: the escalation said as a cost", "voice": "plain"}),
 ]

@@ -385,10 +385,12 @@ HELD_OUT = [e for e in HELDOUT6 + HELDOUT7 if _fold(e[0]) == HELD_FOLD]
 #: stop s12 (variants t23-*); HELDOUT13 after its one untuned measurement (10/21, 19/21), its
 #: disagreements fixed by class at stop s12 (variants t24-*); ATTACKS12, a white-box attack's
 #: 21 outlines the reader got wrong, fixed by class at stop s12; HELDOUT14 after its one untuned
-#: measurement (15/21, 21/21), fixed by class at stop s12 (variants t25-*).
+#: measurement (15/21, 21/21), fixed by class at stop s12 (variants t25-*); HELDOUT15 after its
+#: one untuned measurement (15/21, 19/21), its 8 disagreements fixed by class at stop s13
+#: (variants t26-*, and a stranger's attack on the result, t26-attack-*): 21/21 both ways.
 FITTED = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
           + HELDOUT8 + HELDOUT9 + HELDOUT11B + HELDOUT11C + HELDOUT12B + HELDOUT13 + ATTACKS12
-          + HELDOUT14)
+          + HELDOUT14 + HELDOUT15)
 
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
@@ -433,7 +435,8 @@ UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
                    "HELDOUT14": (15, 21, 21, 21),
                    # written blind at stop s12 (one writer, 42 outlines, seven voices), measured
                    # once by the coordinator on the final reader of stop s12 (fadc536) with
-                   # /work/briefs/s12/measure15.py; not tuned on, its entries not read
+                   # /work/briefs/s12/measure15.py; fitted since (stop s13: its 8
+                   # disagreements fixed by class, variants t26-*); this floor stays
                    "HELDOUT15": (15, 21, 19, 21),
                    # written blind at stop s13 (two writers, 42 outlines each, seven voices
                    # each, none of them an earlier set's), measured once by the coordinator on
@@ -469,8 +472,8 @@ UNTUNED13: list = HELDOUT13
 #: HELDOUT14 (42 outlines, 21 good, 21 bad, written blind at stop s12): fitted at stop s12
 #: (FITTED); its one untuned measurement stays its floor.
 UNTUNED14: list = HELDOUT14
-#: HELDOUT15 (42 outlines, 21 good, 21 bad, written blind at stop s12): not tuned on, not read;
-#: its one measurement, on the reader of fadc536, is its floor.
+#: HELDOUT15 (42 outlines, 21 good, 21 bad, written blind at stop s12): fitted at stop s13
+#: (FITTED); its one untuned measurement, on the reader of fadc536, stays its floor.
 UNTUNED15: list = HELDOUT15
 #: HELDOUT16 and HELDOUT17 (42 outlines each, 21 good, 21 bad, written blind at stop s13): their
 #: one measurement, on the reader of ea89349, is their floor.

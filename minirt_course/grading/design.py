@@ -69,8 +69,19 @@ orphaned charge; a lookup only the other provider has; the key described in anot
 were each measured once on the reader of their moment, then fitted by class (variants t23-t25):
 HELDOUT12B 13/18 good passed, 16/18 bad failed; HELDOUT13 10/21, 19/21; HELDOUT14 15/21, 21/21;
 and a white-box attack's 23 wrong verdicts (ATTACKS12, 21 fitted). HELDOUT15 (42 outlines,
-written blind) was measured once on the final reader of stop s12 and not tuned on: good 15/21,
-bad 19/21. Unseen good wording is still refused as "no mechanism named" more
+written blind) was measured once on the final reader of stop s12: good 15/21, bad 19/21; then
+fitted at stop s13 by class (variants t26-*: a "never send before searching the provider"
+double negation; "we never call the provider on recovery" beside a lookup; "no need to check
+how old the intent is" after a resend; a conditional same-key resend after a negated one; a
+failure mode's "until then the order is not booked" or "sits unfinished" as the wait, not a
+loss; a dependency said as what correctness "rests on"; a search that "lagged"): 21/21 both
+ways; a stranger's attack on that reader then found 20 wrong verdicts in 54 outlines (17 of
+them bad ones passing), 19 fixed by class (t26-attack-*: a key made "once per attempt", a
+counter bumped per send, the pod's name or thread; a resend "the next week", "even 36 hours
+later" or "however stale"; "however long the outage, the provider will recognise the key",
+"keeps keys for a week"; "nobody ever has to touch a run", "humans stay out of the loop";
+"before we dial out"; "fresher than the PSP's key memory"; a pending dict); left: a journaled
+intent with an in-memory mirror reads as three checkpoints. Unseen good wording is still refused as "no mechanism named" more
 often than bad wording passes, so the typed answer form (a :class:`DesignOutline` choice, graded
 exactly) is the reliable way to be read.
 

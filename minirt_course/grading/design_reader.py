@@ -26,6 +26,7 @@ what, when), or names them only in decorators and comments, is a ``[contradictio
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -82,7 +83,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"send|post|book)\w*\b(?! (result|response|receipt|returns?|answer))",
             r"\bbefore ([\w]+\.){0,2}(\w+ ){0,3}(talks? to|calls?|calling|contacts?|contacting|sends?|sending|"
             r"hits?|hitting|dispatch\w*|charg\w*|pay\w*|invok\w*|publish\w*|enqueu\w*|asking|"
-            r"reaching|spend\w*)\b",
+            r"reaching|spend\w*|dial\w*|ring\w*|phon\w*|reach\w* out|go(es)? out|going out)\b",
             r"before (anything|it|the request|the call|the charge|a request|any request) (is |gets "
             r")?(sent|dispatched|issued|made|sent out)", r"\babout to (make|do|issue)",
             r"before (the |each |every |an? |any )?(activity|tool call|step|call|request|charge|"
@@ -361,6 +362,14 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
                  r"(never|not|no|don't|do not) \w+( \w+)? (without|before|until) (first )?"
                  r"(a |an |the )?(provider |psp |stripe |gateway |key )?(look ?up|lookup|query|"
                  r"querying|check|checking|asking)",
+                 # issue 17 (HELDOUT15): the double negation with the asking verb in other words,
+                 # the provider or the key its object ("we never send before searching the
+                 # provider for that reference", "never resend until we have consulted the PSP")
+                 r"\b(never|not|no|don't|do not|nothing) (\w+ ){1,3}(without|before|until) (first )?(we |"
+                 r"it |the worker )?(have |has )?(search\w*|consult\w*|quer\w*|ask\w*|check\w*|"
+                 r"verif\w*|confirm\w*|inquir\w*|enquir\w*|look\w* (\w+ ){0,2}up)( with| at| of)? "
+                 r"(the |its |that |our )?(provider|psp|stripe|gateway|processor|bank|key|"
+                 r"reference|ref|charge|payment)s?\b",
                  r"nothing (is )?(re ?sent|re ?tried|sent again) (until|before|without) .{0,40}(ask|"
                  r"quer|check|look)")),
         Term(Resume.BLIND_RETRY, "blind retry of unfinished steps", (
@@ -434,7 +443,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                   r"twice (charg|bill|pa|book|debit)",
                   r"two (charges|payments|bookings)", r"(second|2nd) (charge|payment|booking)",
                   r"more than once", r"\b(money|card|customer|payment)\w* twice", r"(?<!before )(?<!until )charg\w* again",
-                  r"(?<!before )(?<!until )\bre ?charg"),
+                  r"(?<!before )(?<!until )\bre ?charg",
+                  # "both could see nothing and both charge" (issue 17, HELDOUT15)
+                  r"\bboth (\w+ )?(charge|bill|debit|pay)\b(?! (and|or|&)\b)"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
              r"never (charged|booked|paid)", r"(not|never) (be )?(charged|booked|paid)\b",
@@ -448,6 +459,11 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
               r"\bpaged\b", r"must (verify|decide|check)",
+              # issue 17 (HELDOUT15): the run said to wait unfinished ("the order sits
+              # unfinished", "the booking stays pending until someone answers the page")
+              r"\b(sits?|sitting|sat|waits?|waiting|stays?|staying|remains?|remaining|lies|is left|"
+              r"are left|hangs? around) (\w+ ){0,2}(unfinished|incomplete|open|pending|unresolved|"
+              r"undecided|in limbo|unbooked|unsettled|unconfirmed|half done)\b", r"\bin limbo\b",
               r"nobody can (know|tell|settle)",
               r"\b(hand|hands|handed|pass|passes|passed|give|gives|route|routes|routed)\w* (\w+ ){0,3}"
               r"to (a |the |our )?(support|operators?|humans?|persons?|ops|on ?call|staff)\b"),
@@ -489,7 +505,14 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"flush|commit|write)", r"\b(grows?|growth)\b", r"\bcompact", r"moving parts",
              r"(requires|depends on|depend on|depending on|reliance on|only works with|needs|relies on|"
              r"rely on) (a |the "
-             r"|our )?(provider|psp|stripe|payment)", r"\bp9\d\b", r"\bdelays?\b",
+             r"|our )?(provider|psp|stripe|payment)",
+             # issue 17 (HELDOUT15): what correctness leans on, said of the search or the
+             # lookup ("everything rests on the search being accurate", "it hinges on the
+             # processor's index")
+             r"\b(rests?|resting|hinges?|hinging|depends?|depending|relies|relying|rely|hangs?|"
+             r"stands? or falls) (\w+ ){0,2}on (the |that |this |our |its |a )?(\w+'?s? ){0,2}(search|"
+             r"lookup|look up|index|query|queries|reference search|api|provider|psp|processor|"
+             r"gateway)", r"\bp9\d\b", r"\bdelays?\b",
              r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
              r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
              r"\b(process|service|component|table|daemon|worker|part|system|relay|queue|broker|"
@@ -543,6 +566,18 @@ CLAIMS["timeless"] = (
     r"dedup\w*|remember\w*|knows?|honou?r\w*)\b(?![^.;]{0,30}\b(within|for 24|inside|until|up "
     r"to|24 ?h))", r"\b(never|won't|will not) (forgets?|expires?)\b",
     r"\b(keys?|tokens?) (never|don't|do not) expire\b",
+    # stop s13 attacks: "however long the outage, the provider will recognise the key", "the
+    # provider's dedup has no expiry", "the provider keeps keys for a week"
+    r"\b(keeps?|kept|remembers?|holds?|retains?|stores?) (the |our |its |every )?(idempotency )?(keys?|"
+    r"tokens?) (for )?(a week|weeks|a month|months|a year|\d+ (days|weeks|months)|forever|"
+    r"indefinitely)\b|\b(keys?|tokens?) (are |is )?(kept|retained|remembered|stored) (for )?(a week|"
+    r"weeks|a month|months|a year|\d+ (days|weeks|months))\b",
+    r"\b(however|no matter how) (long|late|old)\b[^.;]{0,60}\b(recogni[sz]\w*|dedup\w*|"
+    r"remember\w*|knows?|honou?r\w*|catch\w*|spots?)\b (the |our |a |its )?(key|token|retry|"
+    r"resend|repeat|duplicate|second)",
+    r"\b(dedup\w*|idempotency|keys?|tokens?)\b[^.;]{0,20}\b(has|have|with|carr(y|ies)) no (expiry|"
+    r"expiration|ttl|time limit|retention limit|timeout|shelf life)\b|\bno (expiry|expiration|ttl|"
+    r"time limit) (on|for) (the |its |our )?(keys?|dedup\w*|tokens?|idempotency)",
     # "even if the worker only comes back days later, resending is safe" (stop s12 attacks)
     r"\b(days?|weeks?|months?) (later|afterwards|after)\b[^.;]{0,60}\b(re ?send\w*|re ?tr\w*|retry\w*)"
     r"[^.;]{0,20}\b(is |are |stays? |remains? )?(safe|fine|harmless|ok|okay)\b",
@@ -576,6 +611,14 @@ _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevente
 #: a cost of the design, not a failure the sweep must show.
 _TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
                         r"(seconds|minutes|hours|days)|until (the |it is |they are )?refund\w*)\b")
+#: A sentence that opens with the wait for a person or a decision ("Until then the order is not
+#: booked", "until someone checks, the room stays unpaid"): what is not yet done is the run
+#: waiting, not an effect the design loses (issue 17, HELDOUT15).
+_UNTIL_SETTLED = re.compile(r"^\s*(\w+ ){0,2}(until|till|pending|while waiting for|before) (then|that|"
+                            r"that happens|this happens|that point|it is (resolved|settled|decided|"
+                            r"answered|checked|confirmed)|(the |an? |our )?(operator|person|human|"
+                            r"someone|somebody|support|ops|on ?call|review\w*|page|ticket|decision|"
+                            r"engineer)s?\b)")
 _HYPOTHETICAL = re.compile(r"\b(would|could|might|may|if|otherwise|without|unless|risk\w*|"
                            r"unsafe|in danger of)\b|\b(we|i|you|they|it|one)'d\b")
 #: A sentence that opens with a condition ("If restart is after 24 hours, ..., so resending can
@@ -761,8 +804,10 @@ _RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|r
               r"one day|ttl|(the )?"
               r"(key'?s? )?(lifetime|expiry|window))")
 _RESEND = (r"\b(re ?send\w*|re ?sent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending) (it )?again|"
-           r"re ?submit\w*|re ?issu\w*|re ?deliver\w*)")
-_YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of)\b"
+           r"re ?submit\w*|re ?issu\w*|re ?deliver\w*|"
+           r"replay\w* (the |its |that )?(request|call|charge|http call|post))")  # s13 attacks
+_YOUNG = (r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of|"
+          r"fresher than|newer than|more recent than)\b")
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
         # the intent written once the call has returned or been accepted (stop s12 attacks)
@@ -966,7 +1011,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(unless|except|otherwise|in which case|or else|sometimes)\b[^.;]{0,40}\b(random|"
          r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
         (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id|getpid|"
-         r"gethostname|thread ident)\b",
+         r"gethostname|thread ident|get ident|current thread|threading)\b|"
+         # "prefixed with the name of the pod that sends it" (stop s13 attacks)
+         r"\b(name|id|identity|address|ip|number)s? of the (current |sending |local |executing )?"
+         r"(pod|host|machine|worker|process|container|node|thread|replica)\b",
          Idempotency.RANDOM_PER_ATTEMPT, "the key depends on which worker sends it"),
         (r"\b(plus|more|and|with|append\w*|add\w*|concatenat\w*|suffix\w*|salt\w*|mix\w* in)"
          r"( to it| it with)? (a |an |one )?(fresh |new |random |unique )*(random\w*|uuid ?4|uuid|"
@@ -980,6 +1028,20 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"journal\w*|persist\w*|saved|kept|reused|same|one time|a single time|lives? in|with the "
          r"intent|in the (intent|journal)))", Idempotency.RANDOM_PER_ATTEMPT,
          "a new key is made for the resend"),
+        # stop s13 attacks: a key made "once" per attempt, a counter bumped on every send, the
+        # HTTP client's request number: each resend carries another key
+        (r"\b(once|one time|a single time) (per|for (each|every)|on (each|every)|with (each|"
+         r"every)|in (each|every)|each|every) (retry|attempt|try|resend|send|delivery|redelivery|"
+         r"http (call|request)|request|time (we|it) (send|sends|retry|retries|tr(y|ies)))\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a new key on every attempt"),
+        (r"\b(bump|bumps|bumped|increment\w*|advance[sd]?|increase[sd]?|tick\w*|goes up|go up|"
+         r"went up)\b[^.;]{0,30}\b(on|per|with|at|for|before|after) (every|each|a|any) (send|retry|"
+         r"attempt|try|resend|request|call|http call|delivery|redelivery)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a counter in the key changes on every attempt"),
+        (r"\b(http client|client|transport|connection|socket|session)'?s? (request |send )?(sequence|"
+         r"seq|serial|counter|number|count)\b|\b(request|send|call|delivery)('?s)? (sequence|serial) "
+         r"(number|no)\b|\b(send|request|delivery) (counter|count)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a number that changes with every request is in the key"),
         (r"regenerat\w* .{0,40}\b(each|every|per|on) (retry|attempt|try|resend)",
          Idempotency.RANDOM_PER_ATTEMPT, "regenerated on every retry"),
         (r"\b(sha ?256|hash|digest|hmac|key)\w*\W{0,3}[^.;)]{0,40}\b(attempt|try|retry)( ?(number|no|"
@@ -1079,14 +1141,27 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # "under 24 h resend; otherwise resend too"): past the retention the provider has
         # forgotten the key, so a W3/W4 charge is made twice (coordinator's attacks, stop s12)
         (rf"{_RESEND}[^.;]{{0,60}}\b(even|also|still) (after|past|beyond|outside|over|when|once|"
-         rf"if)\b[^.;]{{0,30}}({_RETENTION}|expir\w*|older|(it|they|the key|the intent)( is| are|"
-         rf"'s)? old|(days?|weeks?|months?) (ago|later|old)|long ago|much later|a long time)(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
+         rf"if)\b[^.;]{{0,40}}({_RETENTION}|expir\w*|older|(it|they|the key|the intent)( is| are|"
+         rf"'s)? old|(days?|weeks?|months?) (ago|later|old)|long ago|much later|a long time|"
+         rf"(the )?(next|following) (day|week|month|morning)|a (week|month)|\d+ (days?|weeks?))(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))",
          Resume.BLIND_RETRY, "the resend goes out past the key's retention"),
+        # "... resend with the key, even 36 hours later" (stop s13 attacks): an age past 24 h
+        (rf"{_RESEND}[^.;]{{0,60}}\b(even|also|still|as late as|up to) ((2[4-9]|[3-9]\d|\d{{3,}}) ?(hours?|"
+         rf"hrs?|h)|(\d+|a few|several|many|two|three|a couple of) (days?|weeks?|months?))\b"
+         rf"(?![^.;]{{0,40}}\b(operator|escalat\w*|human|instead|ticket|manual\w*))", Resume.BLIND_RETRY,
+         "the resend goes out past the key's retention"),
+        # "... resend with the key, long after the retention too" (stop s13 attacks)
+        (rf"{_RESEND}[^.;]{{0,60}}\b(long|well|way|days|weeks|hours) (after|past|beyond|outside) "
+         rf"(the )?(provider'?s? )?{_RETENTION}(?![^.;]{{0,40}}\b(operator|escalat\w*|human|"
+         rf"instead|ticket|manual\w*))", Resume.BLIND_RETRY,
+         "the resend goes out past the key's retention"),
         (rf"\b(after|past|beyond|outside|older than|over|at least)\b[^.;]{{0,20}}{_RETENTION}[^.;]"
          rf"{{0,40}}\b(still|also|just|simply|again|too) {_RESEND}", Resume.BLIND_RETRY,
          "the resend goes out past the key's retention"),
-        (rf"{_RESEND}[^.;]{{0,60}}\b(no matter (how old|how long|when|the age|its age)|"
-         rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago)|"
+        (rf"({_RESEND}|\b(charge|bill|pay|submit|post|fire|send)\w* (it |them )?again)[^.;]{{0,60}}"
+         rf"\b(no matter (how old|how long|when|the age|its age|how stale|how late)|"
+         rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago|stale|"
+         rf"late|aged|dated)|at any (time|point|moment)|"
          rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely)",
          Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
         # a miss never resent, even inside the retention; a lookup that refunds and fails the
@@ -1106,6 +1181,15 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          rf"don't|do not|won't|will not|never|can't|cannot) (really |ever )?matters?\b",
          Resume.BLIND_RETRY,
          "the resend goes out at any age, past the key's retention"),
+        # the age said not to be looked at, after a resend ("If it returns nothing, resend with
+        # the same key. No need to check how old the intent is."; issue 17, HELDOUT15)
+        (rf"{_RESEND}[\s\S]{{0,160}}\b(no need to|never|don't|do not|doesn't|does not|we not|"
+         rf"nobody|without) (\w+ )?(check\w*|look\w* at|consider\w*|compar\w*|test\w*|care\w* "
+         rf"about|mind\w*|track\w*|inspect\w*|read\w*) (\w+ ){{0,2}}(how old|how long ago|the age|"
+         rf"its age|their age|the intent'?s? age|the timestamp|when (it|the intent) was (written|"
+         rf"made|created|journaled))\b(?! (of )?(the |its |a )?(result|receipt|response|reply|"
+         rf"answer|cache|index)\b)",
+         Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
         (rf"\b(otherwise|else|if (it is |it's )?older|older|past it|after that)\b(?:(?!\b(not|"
          rf"never|no|don't|stop\w*|instead|escalat\w*|operator|human|ticket)\b)[^.;]){{0,30}}"
          rf"{_RESEND}[^.;]{{0,40}}\b(too|as well|also|anyway|all the same|regardless|the same "
@@ -1165,6 +1249,18 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
+        # issue 17 (HELDOUT15): the provider said not to be called while recovering ("we
+        # never call the provider on recovery, though", "on a restart nobody pings the PSP");
+        # a call said to come from another part ("never calls the provider directly: a relay
+        # does"), not AGAIN or twice, or not before the lookup is not this denial
+        (r"\b((on|during|when|while|after|upon|in) (a |the |any )?(recover\w*|resum\w*|restart\w*|"
+         r"crash\w*|reboot\w*),? (\w+ ){0,2})?(nobody|no one|never|don't|do not|doesn't|does not|"
+         r"won't|will not)\b (\w+ )?(call|calls|calling|ping|pings|pinging|hit|hits|hitting) (the )?"
+         r"(provider|psp|stripe|gateway|processor|bank)\b(?!'?s? (\w+ )?(again|twice|back)\b)"
+         r"(?! (\w+ ){0,3}(again|twice|a second time|before|until|till|without|unless|otherwise|"
+         r"except)\b)(?(1)|(?= (\w+ ){0,2}((on|during|while|when|after|upon|in|at) (a |the |any )?"
+         r"(recover\w*|resum\w*|restart\w*|crash\w*|reboot\w*)|at all)\b))",
+         frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
         (r"\bno need (to|for) (\w+ ){0,4}(the )?(look ?up|lookup|reconcil\w*|status|search)\w*",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "no lookup is needed"),
         (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
@@ -1743,7 +1839,7 @@ _PROMISE = re.compile(r"\b(robust|guarantee[sd]?|acid( compliant)?|best practice
 #: ...", or "if older", "older:", "otherwise", "else" (issue 17, HELDOUT11).
 _PAST_IT = re.compile(
     rf"(\b(past|beyond|after|over|older than|outside|once|at least)\b[^.;]{{0,40}}({_RETENTION}|"
-    r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
+    r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older|staler|stale)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
     r"on ?call|a person|someone|support|ops|hand\w* (it |the run |them )?(over |to )|"
     r"park\w*|flag\w*|uncertain|unsafe|review|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
     r"not|no|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
@@ -1774,6 +1870,29 @@ def _ages_as_retention(t: str) -> str:
     return _AGE.sub(said, t)
 
 
+_YOUNG_RESENDS = (
+    re.compile(rf"{_RESEND}[^.;]{{0,120}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)"),
+    re.compile(rf"{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}?(;"
+               rf"[^.;]{{0,40}}?)?{_RESEND}"),
+    # "resending the request with the persisted key; this is done only while the intent
+    # is within the provider's retention period" (HELDOUT14)
+    re.compile(rf"{_RESEND}[^.;]{{0,120}}?; (this|that|it|which) (is |gets )?(only |just )?(done|"
+               rf"happens|allowed|applies|permitted|used)\b[^.;]{{0,20}}?{_YOUNG}[^.;]{{0,40}}?"
+               rf"({_RETENTION}|\bit\b|\bthat\b)"))
+
+
+def _resends_when_young(t: str) -> Iterator[re.Match[str]]:
+    """Every resend said to wait on a young intent, pattern by pattern, from each start in turn:
+    a first resend said NOT to happen ("rows with no receipt are not resent blindly: the
+    dispatcher re-sends the same key only while the row is younger than the provider's 24 h
+    retention") does not hide the conditional one after it (issue 17, HELDOUT15)."""
+    for pattern in _YOUNG_RESENDS:
+        at = 0
+        while (m := pattern.search(t, at)) is not None:
+            yield m
+            at = m.start() + 1
+
+
 def resend_within_retention(t: str) -> re.Match[str] | None:
     """A resend with the same key said to depend on the intent's age ("we resend with the same
     key while it is under 24 h old; past that we open a ticket"), read only when the answer also
@@ -1784,16 +1903,8 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
     if not re.search(_RETENTION, t):
         return None
     t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
-    m = (re.search(rf"{_RESEND}[^.;]{{0,120}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)",
-                   t)
-         or re.search(rf"{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|\bit\b|\bthat\b)[^.;]{{0,80}}?(;"
-                      rf"[^.;]{{0,40}}?)?{_RESEND}", t)
-         # "resending the request with the persisted key; this is done only while the intent
-         # is within the provider's retention period" (HELDOUT14)
-         or re.search(rf"{_RESEND}[^.;]{{0,120}}?; (this|that|it|which) (is |gets )?(only |just )?(done|happens|"
-                      rf"allowed|applies|permitted|used)\b[^.;]{{0,20}}?{_YOUNG}[^.;]{{0,40}}?"
-                      rf"({_RETENTION}|\bit\b|\bthat\b)", t))
-    if m is None or _subject_kept(t, m.start()) or not _PAST_IT.search(t[m.end():]):
+    m = next((m for m in _resends_when_young(t) if not _subject_kept(t, m.start())), None)
+    if m is None or not _PAST_IT.search(t[m.end():]):
         return None
     late = _qualifier("resumeProtocol", t)  # "otherwise we resend it too": no branch escalates
     return None if late and late[0] == Resume.BLIND_RETRY else m
@@ -1863,6 +1974,17 @@ _NO_SUBJECT = re.compile(r"\b(no|not a single|not one|none of the|never an?) (\w
                          r"goes to|go to|ends? up (with|in|at)|lands? (with|in|at))\b[^.;:]*$")
 
 
+#: Nobody said to be needed, before a person or a hand-off in its clause ("nobody ever has to
+#: touch a run by hand", "no one needs to step in"): a denial of the escalation (stop s13
+#: attacks). Read only for the "stuck" category: "nobody notices the double charge" names it.
+_NOBODY_NEEDED = re.compile(r"\b(nobody|no one|no human|no operator|no person|not a soul|never "
+                            r"anyone)\b (\w+ ){0,2}(ever )?(has to|have to|needs? to|must|is needed|"
+                            r"is required|gets? involved|steps? in|gets? paged|is paged)\b[^.;:]*$")
+#: A person said to be kept out ("humans stay out of the loop entirely", "operators are kept
+#: out of recovery"), read from the person's word on: a denial of the escalation (stop s13
+#: attacks); "an operator steps in" is not.
+_KEPT_OUT = re.compile(r"\w+ (\w+ ){0,2}(stay|stays|stayed|are kept|is kept|remain|remains|kept|keep|"
+                       r"keeps) (\w+ )?out of\b")
 #: A duplicate named as what something refuses or lets through ("nothing at the provider
 #: refuses a second charge", "the provider accepts a second charge under one reference"): the
 #: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
@@ -1891,7 +2013,8 @@ _MODAL = re.compile(r"\b(would|could|might|may|can|without|unless|didn't|did not
 #: A cause the sweep does not model (issue 17, HELDOUT13): a lagging or eventually consistent
 #: search, a race between two workers, a code path or a bug that skips the protocol.
 _OUTSIDE_THE_SWEEP = re.compile(
-    r"\b(lag|lags|lagging|laggy|eventual(ly)? consisten\w*|read after write|stale|not yet (visible|"
+    r"\b(lag|lags|lagging|laggy|lagged|falls? behind|fell behind|behind (its|the) (writes|"
+    r"inserts)|out of date|not up to date|eventual(ly)? consisten\w*|read after write|stale|not yet (visible|"
     r"indexed)|index(es|ing)? (is |are )?(behind|late|slow)|races?|racing|concurrent\w*|second "
     r"worker|two workers|another worker|both workers|bug|bugs|buggy|code path|skips? (the )?"
     r"(search|lookup|check|find)|skipped|misconfigur\w*|clock skew|split brain)\b")
@@ -1925,12 +2048,15 @@ def read_claims(text: str) -> Claims:
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
+                    or (cat == "stuck" and (_NOBODY_NEEDED.search(clause) or _KEPT_OUT.match(
+                        _CLAUSE.split(t[m.start():])[0])))
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
                 continue
             named.add(cat)
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
-            passing = _TEMPORARY.search(clause + t[m.start():m.end()] + after)
+            passing = (_TEMPORARY.search(clause + t[m.start():m.end()] + after)
+                       or (cat == "lost" and _UNTIL_SETTLED.search(_sentence(t, m))))
             opened = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
                          t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
             conditional = (_CONDITIONAL.search(_sentence(t, m))
@@ -2090,6 +2216,7 @@ _CALL_SITE = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create)\w*\s?\
                         r"calling|charg(e|es|ing)|pay(s|ing)?|talk\w* to|send(s|ing)?) (the |our )?"
                         r"(provider|psp|bank|gateway|payment|card|api|stripe)\b")
 _VOLATILE = re.compile(r"\b[a-z_]\w*\[\w*\] \w|\bself\.\w+ \w|\{\}|\bdict\[|\bcache\w*\b|"
+                       r"\b(dict|dictionary|hash ?map)\b|"  # "the worker's pending dict" (s13)
                        r"\bno (disk )?i ?o\b|\b(flag|attribute|field|variable|property) (on|of) "
                        r"(the |an? )?(\w+ )?(object|agent|worker|instance|class|process)\b|\bin "
                        r"(the )?(\w+'s )?(local |process )?(memory|ram|heap)\b")
