@@ -3160,4 +3160,122 @@ TUNING: list[Entry] = [
         "failureMode": "One extra append per call."},
      {"passed": False, "why": "resent at any age without a lookup: a duplicate after 25 h",
       "voice": "event-log"}),
+
+    # -- t27: stop s13, HELDOUT16 and HELDOUT17's disagreements fixed by class (issue 17) ------
+    # (1) a key that changes per attempt said sideways: the hashed payload carries the clock;
+    # a new identifier "per HTTP attempt"
+    ("t27-bad-key-payload-carries-clock", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "sha256 over run id, step and the request dict, and the request dict "
+                       "contains sent_at = datetime.now() so support can see when it left.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle the open charges."},
+     {"passed": False, "why": "the send time is inside the hashed payload: a new key on every "
+      "attempt, so the lookup misses a W3 charge", "voice": "plain"}),
+    ("t27-good-key-payload-time-journaled", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "sha256 over run id, step and the payload; the payload includes the "
+                       "decision's timestamp, which is journaled with the intent and read back, "
+                       "so the key is the same on every attempt.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle the open charges."},
+     {"passed": True, "why": "a time journaled once is part of a stable payload", "voice":
+      "plain"}),
+    ("t27-bad-key-new-per-network-try", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The client library stamps a new random token as Idempotency-Key per "
+                       "network attempt, like a fresh receipt number at every till.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend; "
+                          "older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle the open charges."},
+     {"passed": False, "contradiction": True, "why": "a new key per network attempt: the lookup "
+      "asks about a key the provider never saw", "voice": "plain"}),
+    # (2) a resend past the retention said sideways: a retry schedule longer than 24 h; a miss
+    # taken as proof with no age bound
+    ("t27-bad-resend-schedule-three-days", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Ask the provider by key; when it has nothing, the job goes back on "
+                          "the queue and we keep retrying with the same key for up to three "
+                          "days.",
+        "failureMode": "A payment may be delayed by days when the provider is flaky."},
+     {"passed": False, "why": "resends go on for three days: past 24 h the key is forgotten and "
+      "a W3 charge is made twice", "voice": "queue"}),
+    ("t27-good-lookup-retried-not-resent", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Ask the provider by key; if it has nothing and the intent is under "
+                          "24 h old, resend with the same key; older intents go to an operator "
+                          "and are never resent.",
+        "failureMode": "A lookup that times out is retried for up to three days before an "
+                       "operator is paged; that is slow."},
+     {"passed": True, "why": "the long retry is of the lookup, in the failure mode; the resend "
+      "is bounded", "voice": "queue"}),
+    ("t27-bad-miss-means-never-charged", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Stored UUID created with the intent, reused on every attempt.",
+        "resumeProtocol": "Query the provider with the stored UUID. A hit is recorded. An empty "
+                          "answer means the payment never went through, so we resend it with "
+                          "the same UUID.",
+        "failureMode": "Resume waits on one provider round trip per open intent."},
+     {"passed": False, "why": "a miss trusted at any age: past 24 h the key is pruned and the "
+      "resend charges twice", "voice": "plain"}),
+    ("t27-good-miss-means-never-charged-young", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Stored UUID created with the intent, reused on every attempt.",
+        "resumeProtocol": "Query the provider with the stored UUID. A hit is recorded. An empty "
+                          "answer means the payment never went through, so we resend it with "
+                          "the same UUID; that holds only under 24 h, older intents are "
+                          "escalated.",
+        "failureMode": "Resume waits on one provider round trip per open intent."},
+     {"passed": True, "why": "the same words with the age bound", "voice": "plain"}),
+    # (3) a resend said both ways in one field; a late resend after the escalation
+    ("t27-bad-contra-no-resend-then-resend", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "The worker does not retry a charge. A lookup by key that finds "
+                          "nothing is resent with the same key; past 24 h it escalates.",
+        "failureMode": "Operators handle anything older than a day."},
+     {"passed": False, "contradiction": True, "why": "'does not retry a charge' and 'is resent' "
+      "in one field", "voice": "contradicting"}),
+    ("t27-bad-contra-late-miss-final", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Lookup by key, resend if missing under 24 h; after 24 h we page an "
+                          "operator, and because by then an empty lookup is conclusive the "
+                          "runtime resends it too.",
+        "failureMode": "Operators are paged for anything older than a day."},
+     {"passed": False, "contradiction": True, "why": "late resends on a miss said to be "
+      "conclusive: past 24 h a duplicate", "voice": "contradicting"}),
+    # (4) a failure mode claiming what the design lacks: a lost payment in W1, no person ever
+    ("t27-bad-false-never-gets-charged", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing under 24 h resend with the same key; "
+                          "older: escalate.",
+        "failureMode": "A crash right before the intent is written means the customer never "
+                       "gets charged at all."},
+     {"passed": False, "why": "in W1 the replay runs the step afresh: nothing is lost; the "
+      "failure mode is false", "voice": "plain"}),
+    ("t27-bad-false-no-outage-needs-anyone", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing under 24 h resend with the same key; "
+                          "older: escalate.",
+        "failureMode": "Not one payment, whatever the length of the outage, ends up with "
+                       "support."},
+     {"passed": False, "why": "past 24 h the design escalates to an operator", "voice":
+      "plain"}),
+    # (5) the intent made durable only after the provider answered
+    ("t27-bad-contra-fsync-after-answer", {
+        "checkpoint": "Intent appended before the call, but we only fsync the journal once "
+                      "the provider answers, to save a sync.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing under 24 h resend with the same key; "
+                          "older: escalate.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "contradiction": True, "why": "the intent is durable only after the "
+      "call: result-only", "voice": "contradicting"}),
 ]

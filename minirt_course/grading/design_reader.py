@@ -437,7 +437,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                   r"(?<!before )(?<!until )\bre ?charg"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
-             r"never (charged|booked|paid)", r"(not|never) (be )?(charged|booked|paid)\b",
+             r"never (charged|booked|paid)", r"(not|never) (be |gets? |got |is |was )?(charged|booked|paid)\b",
              r"abandon", r"gives? up (the |on the )?order", r"order (is |gets )?"
              r"(not fulfilled|unfulfilled|cancelled)", r"\blose (the |an |a )?(effect|charge|"
              r"payment|booking|order)"),
@@ -448,6 +448,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
               r"\bpaged\b", r"must (verify|decide|check)",
+              # a team that takes the run over ("ends up with support", "lands at ops")
+              r"\b(ends? up|lands?|goes|go|sent|routed) (with|at|to|in) (the )?(support|ops|customer "
+              r"service|back ?office|finance)( team| desk| queue)?\b",
               r"nobody can (know|tell|settle)",
               r"\b(hand|hands|handed|pass|passes|passed|give|gives|route|routes|routed)\w* (\w+ ){0,3}"
               r"to (a |the |our )?(support|operators?|humans?|persons?|ops|on ?call|staff)\b"),
@@ -763,6 +766,23 @@ _RETENTION = (r"(24 ?h\w*|24 hours?|24 3600|24 60 60|86 ?400|twenty four hours|r
 _RESEND = (r"\b(re ?send\w*|re ?sent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending) (it )?again|"
            r"re ?submit\w*|re ?issu\w*|re ?deliver\w*)")
 _YOUNG = r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of)\b"
+#: A lookup's miss said to prove the charge never happened, then resent ("nothing under that
+#: key: the charge never happened, so resend it", "a not-found is final, the agent resends"):
+#: true only while the provider still keeps the key. Read by :func:`_out_of_scope` only when
+#: the resume field bounds nothing by age, or when the sentence itself is about a late resume
+#: ("by then", "past 24 h"); a client reference (kept for good) is not read (issue 17, s13).
+_MISS_AS_PROOF = (
+    r"\b((the |that |this |our )?(charge|payment|request|call|it|order)s? (never|did not|didn't|"
+    r"has not|hasn't|had not|hadn't) (happened|happen|went through|go through|gone through|took "
+    r"effect|take effect|reached|landed|arrived)|(a |the |an )?(not found|miss|404|empty (answer|"
+    r"result|lookup|search)|no (match|hit|record))s? (is|are|means|proves|counts as) (final|proof|"
+    r"conclusive|definitive|authoritative|certain)\b)[^.;]{0,40}" + _RESEND)
+#: A resume field bounding its resend by age or retention, and the late case said as "by then".
+_AGE_BOUND = re.compile(r"\b(24 ?h\w*|24 hours?|\d+ ?(h|hours?|days?)\b|retention|ttl|a day|one "
+                        r"day|older|younger|age\b|expir\w*|window|escalat\w*|operator)")
+_LATE_SAID = re.compile(r"\bby then\b|\b(past|after|beyond|older than|over|outside)\b[^.;]{0,20}"
+                        r"(24 ?h\w*|24 hours?|a day|one day|retention|the window|ttl)")
+_A_REFERENCE = re.compile(r"\b(reference|ref|metadata|client ref\w*)\b")
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
         # the intent written once the call has returned or been accepted (stop s12 attacks)
@@ -803,6 +823,12 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"payment|request|answer|it|psp|stripe|gateway|processor|bank)\w*(?! (is|has been|was|are) (durable|written|journaled|"
          r"committed|persisted|on disk|stored|saved|fsynced|recorded|safe))", Checkpoint.RESULT_ONLY, "the intent is written only "
          "after the call"),
+        # issue 17 HELDOUT17 (stop s13): the intent made durable only once the provider has
+        # answered ("we only flush it to disk after the provider has confirmed the charge")
+        (r"\bonly (flush|fsync|sync|commit|persist|write)\w* (it |them |the intent |the journal |the "
+         r"log |the row |the file )?(to disk |to the disk |durably )?(after|once|when) (the )?"
+         r"(provider|psp|call|charge|payment|response|reply|answer|bank|gateway|api|stripe)\w*",
+         Checkpoint.RESULT_ONLY, "the intent is made durable only after the call"),
         (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (to (the |our )?(journal|"
          r"log|db|database|disk|table|store) )?(anything |it |the "
          r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
@@ -1012,6 +1038,21 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"|each |this )?(request|call|charge|attempt|retry|it) (is |was |gets |got )?(sent|made|"
          r"issued|dispatched|fired|submitted|posted|goes out|leaves)\b",
          Idempotency.RANDOM_PER_ATTEMPT, "the time of the send is part of the key"),
+        # issue 17 HELDOUT16/17 (stop s13): the hashed payload carries the clock ("key =
+        # md5(run + step + body)  # body includes 'requested_at': time.time()"), and a new
+        # identifier per attempt with a word between ("a new UUID per HTTP attempt"); a time
+        # said to be journaled or fixed once is not read
+        (r"\b(body|payload|args|arguments|params|parameters|request|data|inputs?|json|dict)\b"
+         r"[^;\n]{0,40}\b(includes?|including|contains?|carr(y|ies)|has|holds?|with|plus)\b[^;\n]"
+         r"{0,40}(time\.time|time\.monotonic|now\(\)|utcnow|datetime\.now|the current time|the "
+         r"(send|request|attempt|call) (time|timestamp)|(requested|sent|sending|attempted) at\b)"
+         r"(?![^.;]{0,40}\b(once|stored|journal\w*|persist\w*|saved|kept|frozen|fixed)\b)",
+         Idempotency.RANDOM_PER_ATTEMPT, "the hashed payload carries the time of the attempt"),
+        (r"\b(fresh|new|random|different|another)\b (\w+ ){0,3}(uuid|key|id|number|reference|token|"
+         r"nonce|value)s?\b[^.;]{0,60}\b(per|on every|for every|for each|with each|at each|on each|"
+         r"in each|every|each) (http|api|network|physical|individual|single|delivery|send|transport)"
+         r" (attempt|retry|try|request|call)s?\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "a new key on every attempt"),
         (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
          r"\b[^.;]{0,60}\b(timestamp|current time|time\.time|now\(\)|"
          r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
@@ -1111,6 +1152,16 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          rf"{_RESEND}[^.;]{{0,40}}\b(too|as well|also|anyway|all the same|regardless|the same "
          rf"way)\b",
          Resume.BLIND_RETRY, "both branches of the age test resend"),
+        # issue 17 HELDOUT16 (stop s13): resends scheduled past the retention ("retry queue
+        # with exponential backoff (max 48h), resend with the same key each time", "keep
+        # retrying for three days"): the last resends go out after the key is forgotten
+        (rf"{_RESEND}[^.;]{{0,60}}\b(max|maximum|up to|for up to|at most|for|over|during|until)\b "
+         r"(about |roughly |around )?((2[5-9]|[3-9]\d|\d{3,}) ?(h|hrs?|hours?)\b|(\d+|two|three|"
+         r"four|five|six|seven|several|a few|many) (days?|weeks?)\b|a week\b|weeks\b)",
+         Resume.BLIND_RETRY, "the resends go on past the key's retention"),
+        (_MISS_AS_PROOF, Resume.BLIND_RETRY,
+         "a miss is taken as proof at any age: past the retention the provider has forgotten the "
+         "key"),
         (r"\b(re ?send|retr|send again|charge again)\w*[^.;]{0,60}\bwhatever (the |its )?"
          r"(answer|result|response|reply|lookup|outcome|provider)", Resume.BLIND_RETRY,
          "the resend does not depend on the lookup"),
@@ -1165,7 +1216,16 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"them )?up|search\w*|verif\w*|reconcil\w*) (\w+ )?(with |at )?(the )?(provider|psp|"
          r"stripe|gateway|processor|bank)", frozenset({Resume.REPLAY_AND_LOOKUP}),
          "the provider is never asked"),
-        (r"\bno need (to|for) (\w+ ){0,4}(the )?(look ?up|lookup|reconcil\w*|status|search)\w*",
+# issue 17 HELDOUT16 (stop s13): a bare "we never resend a payment automatically" (the
+        # sentence ends there: "never resend without asking", "past 24 h we never resend" are
+        # not read) in a field that then resends
+        (r"(?:^|(?<=[.;\n]))\s*(we |it |the run |the worker |the agent |the system )?(never|do not|"
+         r"don't|does not|doesn't|will not|won't) (re ?send|retry|resubmit|re ?charge|charge again)\w* (a |the |any )?"
+         r"(payment|charge|call|request|it)?s?( again)?( automatically| on (our|its) own| by "
+         r"(itself|ourselves))?\s*(?=[.;\n]|$)",
+         frozenset({Resume.REPLAY_AND_LOOKUP, Resume.RETRY_WITHIN_RETENTION, Resume.BLIND_RETRY}),
+         "a payment is never resent"),
+                (r"\bno need (to|for) (\w+ ){0,4}(the )?(look ?up|lookup|reconcil\w*|status|search)\w*",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "no lookup is needed"),
         (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
          r"|sometimes |then )?(skipped|left out|omitted|dropped|optional|bypassed)",
@@ -1321,6 +1381,10 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
     if field_name == "resumeProtocol" and _A_MISS.match(m.group(0)) and _LATE_CASE.search(
             t[max(0, m.start() - 120):m.start()]):
         return True  # "resumed 25 h later? same lookup; if not found do not resend, escalate"
+    if field_name == "resumeProtocol" and m.re.pattern == _MISS_AS_PROOF and (
+            _A_REFERENCE.search(t) or (_AGE_BOUND.search(t) and not _LATE_SAID.search(
+                t[max(0, start - 60):end]))):
+        return True  # a miss bounded by age elsewhere in the field, or a reference searched
     if _REJECTED_ALTERNATIVE.search(sentence):
         return True
     line_end = t.find("\n", m.end())
@@ -1863,6 +1927,14 @@ _NO_SUBJECT = re.compile(r"\b(no|not a single|not one|none of the|never an?) (\w
                          r"goes to|go to|ends? up (with|in|at)|lands? (with|in|at))\b[^.;:]*$")
 
 
+#: The same denial with an aside between its subject and its verb ("no crash, however long the
+#: outage, ever needs a person"), read on the sentence up to the claim (issue 17, stop s13).
+_NO_SUBJECT_ASIDE = re.compile(r"\b(no|not a single|not one|none of the) (\w+ ){0,1}\w+, [^.;:,]"
+                               r"{0,50}, (ever |will |would |can |could )?((needs?|requires?|"
+                               r"reach\w*|involv\w*|waits? for|goes to|ends? up (with|in|at)|lands? "
+                               r"(with|in|at))\b[^.;:,]*)?$")
+
+
 #: A duplicate named as what something refuses or lets through ("nothing at the provider
 #: refuses a second charge", "the provider accepts a second charge under one reference"): the
 #: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
@@ -1925,6 +1997,8 @@ def read_claims(text: str) -> Claims:
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
+                    or _NO_SUBJECT_ASIDE.search(t[max(t.rfind(".", 0, m.start()), t.rfind(
+                        ";", 0, m.start()), t.rfind(":", 0, m.start())) + 1:m.start()])
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
                 continue
