@@ -3278,4 +3278,173 @@ TUNING: list[Entry] = [
         "failureMode": "Past 24 h an operator settles open charges."},
      {"passed": False, "contradiction": True, "why": "the intent is durable only after the "
       "call: result-only", "voice": "contradicting"}),
+
+    # (6) a trade-off said as a dependency or a constraint
+    ("t27-good-tradeoff-leans-wholly-on-dedup", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "No lookup is used: an open intent under 24 h old is resent with its "
+                          "key; older ones go to an operator and are never resent.",
+        "tradeOff": "Everything depends entirely on the provider honouring the key; and the "
+                    "resend has to carry exactly the same amount and fields."},
+     {"passed": True, "why": "a dependency and a constraint are true limits of a same-key resend",
+      "voice": "plain"}),
+    ("t27-good-tradeoff-only-as-good-as-journal", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "The design is only as good as the journal's fsync: a disk that lies "
+                       "about durability loses the intent."},
+     {"passed": True, "why": "a true dependency of the intent journal", "voice": "plain"}),
+    ("t27-good-reference-race-both-create", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A client reference made once per charge and kept in the intent; the "
+                       "provider stores it forever and can be searched by it.",
+        "resumeProtocol": "Search the provider by the reference before any send; create the "
+                          "charge only when nothing is found.",
+        "failureMode": "Should two resumers race on one run, both could find nothing and both "
+                       "create the charge; a per-run lock must be held."},
+     {"passed": True, "why": "a race between two resumers is outside the sweep and true of a "
+      "reference", "voice": "plain"}),
+    ("t27-good-reference-recheck-after-miss", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A client reference made once per charge and kept in the intent; the "
+                       "provider stores it forever and can be searched by it.",
+        "resumeProtocol": "Search the provider by the reference before any send; create the "
+                          "charge only when nothing is found.",
+        "tradeOff": "The search index trails writes by seconds, so a miss is searched again a "
+                    "minute later before creating."},
+     {"passed": True, "why": "a second search is a true cost", "voice": "plain"}),
+    # (7) a cause denied with its subject
+    ("t27-good-no-crash-leads-to-second-charge", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "One synchronous write per call; in exchange nothing between the write "
+                       "and the reply leads to a second charge."},
+     {"passed": True, "why": "the second charge is denied, the cost is true", "voice": "plain"}),
+    ("t27-bad-second-charge-claimed", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "A crash between the write and the reply leads to a second charge."},
+     {"passed": False, "why": "the sweep shows no duplicate: the failure mode is false", "voice":
+      "plain"}),
+    # (8) a stored key said sideways: drawn once, made at insert time, a random part in the intent
+    ("t27-good-key-rolled-once", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The token is random, rolled once when the intent row is written, and "
+                       "every retry reads it from that row.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a random key made once and journaled", "voice": "plain"}),
+    ("t27-good-key-uuid-made-at-write", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A GUID generated at write time sits in the intent; it is the "
+                       "Idempotency-Key of every attempt.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a key generated when the intent is written, kept in it", "voice":
+      "plain"}),
+    ("t27-good-key-step-plus-uuid-in-intent", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The key is the step name plus a uuid that lives inside the intent "
+                       "record; resends read both back.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "the random part is journaled with the intent", "voice": "plain"}),
+    # (9) an intent named as 'payment planned'
+    ("t27-good-payment-planned-row", {
+        "checkpoint": "The worker writes a 'payment planned' row with its key and commits; the "
+                      "outcome row follows when the provider replies.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a planned-payment row committed before the call is the intent",
+      "voice": "queue"}),
+    # (11) a resend said as the same request made again, escalation named in code
+    ("t27-good-code-raise-needs-operator", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "if open(i):\n  if i.age < 24h: provider.charge(i.body, key=i.key)\n"
+                          "  else: raise OperatorRequired(i)",
+        "tradeOff": "# the same body must be sent again; late ones wait for a person"},
+     {"passed": True, "why": "a same-key resend under 24 h, a person past it (code)", "voice":
+      "code"}),
+    ("t27-good-fire-same-request-again", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "The provider keeps keys for a day, so within that day we fire the "
+                          "same request again with the key; after the day we stop and hand it "
+                          "to an operator.",
+        "tradeOff": "Late intents become manual work."},
+     {"passed": True, "why": "a same-key resend within the day, a person after it", "voice":
+      "plain"}),
+    # (12) "reconcile" said of a resend in a field that denies a lookup
+    ("t27-good-reconcile-by-replaying-post", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "The PSP offers no status endpoint, so reconciliation means we repeat "
+                          "the same request with the same key while the intent is under 24 h "
+                          "old; past that the run is escalated.",
+        "tradeOff": "Late intents become manual work."},
+     {"passed": True, "why": "retry within retention, its 'reconciliation' is the resend",
+      "voice": "plain"}),
+    # (13) an incident told before its remediation
+    ("t27-good-postmortem-then-fix", {
+        "checkpoint": "What went wrong: we only saved a snapshot every other step and lost the "
+                      "charge's receipt. The fix: the intent is committed before every call "
+                      "and the result after it.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "the design is the fix; the snapshot is the incident", "voice":
+      "postmortem"}),
+    ("t27-bad-postmortem-fix-still-wrong", {
+        "checkpoint": "What went wrong: the intent was lost in a crash. The fix: we now write "
+                      "the intent only after the provider answers, in one transaction with "
+                      "the result.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "contradiction": True, "why": "the fix is result-only", "voice":
+      "postmortem"}),
+    # (14) a negative pronoun as a subject
+    ("t27-good-nothing-only-in-ram", {
+        "checkpoint": "The intent is committed before the call and the result after; nothing "
+                      "stays only in RAM while the request is out.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "'only in RAM' is denied by its subject", "voice": "plain"}),
+    # (15) a quoted phrase in a failure mode is a mention
+    ("t27-good-quoted-no-key", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "No lookup is used: an open intent under 24 h old is resent with its "
+                          "key; older ones go to an operator and are never resent.",
+        "tradeOff": "After a day we cannot tell 'no key reached them' from 'charged and "
+                    "forgotten', so a person decides."},
+     {"passed": True, "why": "the quoted phrase names a state, not the design", "voice": "plain"}),
+    # (16) "blocks nothing" is not a stuck run
+    ("t27-good-reference-blocks-nothing", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A client reference made once per charge and kept in the intent; the "
+                       "provider stores it forever and can be searched by it.",
+        "resumeProtocol": "Search the provider by the reference before any send; create the "
+                          "charge only when nothing is found.",
+        "failureMode": "The reference blocks nothing by itself: a code path that skips the "
+                       "search would charge twice."},
+     {"passed": True, "why": "a risk outside the sweep; 'blocks nothing' is no stuck run",
+      "voice": "plain"}),
 ]

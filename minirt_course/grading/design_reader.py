@@ -63,6 +63,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             rf"{_VERB} (the |a |each |every )?(planned |pending )?(tool )?(call|request|"
             r"operation|attempt)s? (durably )?before",
             r"\b(start|begin|scheduled|pending) (record|event|row|marker|entry)",
+            r"\b(charge|payment|call|booking|request) (intended|planned)\b",  # 'charge intended'
+
             r"(recorded|journaled|written|logged|persisted|saved|stored) before (the |each |every "
             r"|a |an )?(activity|tool|step|call|request|charge)",
             r"before (the |each |every |an? )?(activity|tool call|step) (runs|starts|executes|is "
@@ -235,10 +237,17 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"event)|"
             r"(a single|one) time)(?! nowhere)",
             r"(generated?|created?|minted?) (exactly |only |just )?once",
+            # issue 17 HELDOUT16/17 (stop s13): "random but drawn once", "a UUID generated at
+            # insert time" (the row or intent that keeps it)
+            r"\b(drawn|picked|rolled) (exactly |only |just )?once\b",
+            r"\b(uuid|guid|random (key|id|value|number|token)|token|nonce)s? (is |are )?(generated|"
+            r"made|created|minted|drawn|assigned|picked|rolled)\b[^.;]{0,20}\b(at|on|when|during|"
+            r"with) (the )?(insert|write|creation|commit|row creation|intent creation)( time)?\b",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
             # where the key lives and that retries read it back
-            r"\b(uuid|key|id|nonce)s? (lives?|is kept|are kept|is stored|sits|stays|is saved) in "
+            r"\b(uuid|key|id|nonce)s? (that |which )?(lives?|is kept|are kept|is stored|sits|stays|is "
+            r"saved) (in|inside) "
             r"(the |its |our )?(intent|journal|row|record|db|database|table)",
             r"\b(read|reads|load|loads|fetch|fetches|take|takes|reuse|reuses|pick|picks)\w* (it|"
             r"the key|the uuid|the id|that uuid|that key) (back|up )?(from|out of) (the |its )?"
@@ -434,7 +443,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                   r"twice (charg|bill|pa|book|debit)",
                   r"two (charges|payments|bookings)", r"(second|2nd) (charge|payment|booking)",
                   r"more than once", r"\b(money|card|customer|payment)\w* twice", r"(?<!before )(?<!until )charg\w* again",
-                  r"(?<!before )(?<!until )\bre ?charg"),
+                  r"(?<!before )(?<!until )\bre ?charg",
+                  r"\bboth (\w+ )?(send|sends|charge|charges|resend|resends|create|creates|pay|"
+                  r"book|submit)\b"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
              r"never (charged|booked|paid)", r"(not|never) (be |gets? |got |is |was )?(charged|booked|paid)\b",
@@ -443,7 +454,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"payment|booking|order)"),
     "stuck": (r"stuck(?! with (\w+ )?(providers?|psps?|vendors?|gateways?|apis?|services|only|"
               r"those|ones?)\b)", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
-              r"blocked", r"\bblocks?\b", r"\breview (queue|list)\b", r"\bfor review\b", r"\b(cannot|can't|can not) (move|proceed|"
+              r"blocked", r"\bblocks?\b(?! (nothing|no|none|anything|duplicates?|a (second|duplicate|repeat))\b)", r"\breview (queue|list)\b", r"\bfor review\b", r"\b(cannot|can't|can not) (move|proceed|"
               r"continue|progress|go on|advance)\b", r"\bhangs?\b(?! on\b)", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
@@ -473,7 +484,17 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b",
               r"\boutages?\b", r"\b(reachable|available|back up|work|works) again\b",
               r"\b(endpoint|api|service|lookups?|search|query api)s? (is |are |goes |being )?(down|"
-              r"unavailable|unreachable|offline)\b"),
+              r"unavailable|unreachable|offline)\b",
+              # issue 17 HELDOUT16/17 (stop s13): a dependency or a constraint said plainly
+              # ("relies wholly on provider dedup", "only as safe as the journal's durability",
+              # "the resend must repeat the exact body", "needs the run lease to hold")
+              r"\b(relies|rely|relying|depends|depend|depending|hinges|hangs|leans) (\w+ ){0,2}on\b",
+              r"\bonly as (safe|good|reliable|strong|durable|correct|sound) as\b",
+              r"\b(must|has to|have to|needs? to|requires?|is required to)\b (\w+ ){0,3}(exact|exactly|"
+              r"identical|byte for byte|byte identical|the very same|the same) (\w+ ){0,3}(body|"
+              r"bodies|params|parameters|payload|request|arguments|args|amount|fields)\b",
+              r"\b(needs?|requires?|relies on|depends on|assumes?)\b (\w+ ){0,3}(lease|lock|single "
+              r"owner|one owner|mutex|leader|fencing)\w*"),
     "cost": (r"\b(real|actual|full|extra|additional) (provider |psp |api )?(requests?|calls?|round "
              r"?trips?|charge attempts?)\b", r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
@@ -526,6 +547,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\b(journal|log|database|table|outbox) (grows|gets bigger|size)",
              r"\bwait\w* (on|for) (the |a |one )?(\w+ )?(write|commit|fsync|disk|journal|"
              r"database|db|provider|lookup)", r"\bone more\b", r"\bextra\b",
+             # "a miss right after a crash should be re-checked": one more lookup (stop s13)
+             r"\b(re ?check\w*|check\w* again|search\w* again|look\w* (it |them )?up again)\b",
              r"\badditional\b", r"\b(is|are|gets) (a bit |a little |little bit |somewhat )?"
              r"slow",
              # issue 17 HELDOUT8: a lag, a stated wait, what the customer sees
@@ -997,7 +1020,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(plus|more|and|with|append\w*|add\w*|concatenat\w*|suffix\w*|salt\w*|mix\w* in)"
          r"( to it| it with)? (a |an |one )?(fresh |new |random |unique )*(random\w*|uuid ?4|uuid|"
          r"nonce|guid|salt)\b(?![^.;]{0,40}\b(once|stored|journal\w*|persist\w*|saved|kept|reused|"
-         r"read back|same))", Idempotency.RANDOM_PER_ATTEMPT, "a random part is added to the key"),
+         r"read back|same|one time|inside (the |its |that )?intent|in (the |its |that )?intent|"
+         r"intent (record|row|entry)))", Idempotency.RANDOM_PER_ATTEMPT,
+         "a random part is added to the key"),
         (r"\bhash\(\(|\bstr\(hash\(|\bpython'?s? (built ?in )?hash\b|\bpythonhashseed\b|\bbuilt ?in "
          r"hash\b", Idempotency.RANDOM_PER_ATTEMPT,
          "Python's hash() is salted per process: a restarted process makes another key"),
@@ -1413,6 +1438,12 @@ _NEXT_STEP = re.compile(r"\b(the )?(booking|book|room|next|second|following|late
 
 
 
+#: A negative pronoun as the subject of the clause before a qualifier ("nothing is held only in
+#: memory", "nobody keeps it in RAM"): the qualifier is denied (issue 17, HELDOUT17).
+_NOTHING_IS = re.compile(r"\b(nothing|none|no one|nobody)\b (is|are|was|gets|stays|remains|keeps?|"
+                         r"holds?|lives?)( \w+){0,2}\s*$")
+
+
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
     """The first qualifier of ``field_name`` in ``t`` that is not itself negated."""
     scope = _A_MISS.sub(lambda m: "x" * len(m.group(0)), t) if field_name == "resumeProtocol" \
@@ -1422,6 +1453,8 @@ def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
             if _out_of_scope(field_name, t, m):
                 continue
             first = m.group(0).split()[0]
+            if field_name == "checkpoint" and _NOTHING_IS.search(t[:m.start()]):
+                continue  # "nothing is held only in memory across the call"
             if first in _NEGATORS or first.endswith("n't") or not _negated(scope, m.start(), 4):
                 return str(choice), m.group(0), why
     return None
@@ -1496,7 +1529,7 @@ _BUZZ = re.compile(r"\b(write ahead|wal|journal\w*|outbox\w*|event sourc\w*|chec
 #: What makes a sentence a design rather than a list: an order, a condition, a composition.
 _PREDICATE = re.compile(r"\b(before|after|then|when|whenever|once|until|till|if|unless|prior|"
                         r"ahead|while|from|per|each|every|only|again|never|no|not|at|via|into|"
-                        r"against|derived|made|built|computed|reused|unchanged|stays|kept|stored|"
+                        r"against|derived|made|built|computed|reused|unchanged|stays|kept|stored|invariant|"
                         r"written|sent|carried|read)\b|\bacross (all |every |the )?(retr|attempt|tries|"
                         r"restart|resend)|\bby (the |its |that |our |a )?(\w+ )?(key|reference|ref|id|"
                         r"token)\b|\w\(|=|[;:]")
@@ -1623,9 +1656,25 @@ _CHANGED = re.compile(r"\b(changed|dropped|replaced|wrong|fixed|no longer|now|in
                       r"removed|corrected|revised|scrapped|abandoned|mistake)\b", re.I)
 
 
+#: An incident told before its fix ("Root cause: the retry loop minted a new key. Remediation:
+#: ...", "Summary: we snapshotted state ... Action: journal every intent"): the design is what
+#: follows the fix's label (issue 17, HELDOUT17).
+_INCIDENT = re.compile(r"\b(root cause|incident|post ?mortem|what went wrong|summary|problem|"
+                       r"before the fix)\b[^:\n]{0,40}:", re.I)
+_REMEDY = re.compile(r"\b(remediation|action items?|actions?|fix|the fix|resolution|going forward|"
+                     r"from now on|after the fix)\b[^:\n.]{0,12}:", re.I)
+
+
 def without_drafts(text: str) -> str:
     """``text`` without its sentences about a draft the learner says they changed
-    (:data:`_DRAFT`); anything else unchanged."""
+    (:data:`_DRAFT`), and without an incident told before its remediation (:data:`_INCIDENT`,
+    then :data:`_REMEDY`: only what follows the remedy's label is read); anything else
+    unchanged."""
+    if isinstance(text, str):
+        incident = _INCIDENT.search(text)
+        remedy = _REMEDY.search(text, incident.end()) if incident else None
+        if remedy:  # the old design is cut off: nothing left to read as a draft
+            return text[remedy.end():].strip()
     if not isinstance(text, str) or not _DRAFT.search(text):
         return text
     sentences = re.split(r"(?<=[.!?\n])\s*", text)
@@ -1722,6 +1771,11 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
                                                   f"works (only {len(t.split())} word(s)): "
                                                   f"{QUESTIONS[field_name]}")
     within = resend_within_retention(t) if field_name == "resumeProtocol" and not short else None
+    if within is not None and denial(field_name, t, str(Resume.REPLAY_AND_LOOKUP)):
+        # "Stripe has no lookup by key, so we reconcile the Stripe way: repeat the identical
+        # POST while the intent is under 24 h old" (issue 17, HELDOUT17): the field's own
+        # denial says its "reconcile" is the resend, not a lookup
+        hits = [h for h in hits if h[2].choice is not Resume.REPLAY_AND_LOOKUP]
     if within is not None and not any(h[2].choice is Resume.REPLAY_AND_LOOKUP
                                       and h[1] < within.start() for h in hits):
         return Reading(field_name, text, str(Resume.RETRY_WITHIN_RETENTION), within.group(0))
@@ -1809,6 +1863,7 @@ _PAST_IT = re.compile(
     rf"(\b(past|beyond|after|over|older than|outside|once|at least)\b[^.;]{{0,40}}({_RETENTION}|"
     r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
     r"on ?call|a person|someone|support|ops|hand\w* (it |the run |them )?(over |to )|"
+    r"\w+(human|operator)s?\b|\w+escalat\w*|"  # a code name: "raise NeedsHuman(intent)"
     r"park\w*|flag\w*|uncertain|unsafe|review|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
     r"not|no|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
 
@@ -1838,6 +1893,13 @@ def _ages_as_retention(t: str) -> str:
     return _AGE.sub(said, t)
 
 
+#: A resend said as the same request made again ("present the same cheque again", "repeat the
+#: identical POST"), read as a resend by :func:`resend_within_retention` only (issue 17, s13).
+_SAID_AGAIN = re.compile(r"\b(present|post|place|issue|fire|repeat|make|submit)\w* (the |it |that )?"
+                         r"(same |identical |exact |very same )?(\w+ ){0,2}again\b|\brepeat\w* (the )?"
+                         r"(identical|same|exact) (\w+ ){0,2}(post|request|call|charge|payment)\b")
+
+
 def resend_within_retention(t: str) -> re.Match[str] | None:
     """A resend with the same key said to depend on the intent's age ("we resend with the same
     key while it is under 24 h old; past that we open a ticket"), read only when the answer also
@@ -1845,6 +1907,9 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
     resend with nothing said past the retention is a blind retry. ``t`` is normalised text."""
     t = _ages_as_retention(t)
     t = _CODE_SEND.sub(lambda m: "resend".ljust(len(m.group(0))), t)  # "send(intent) # same key"
+    t = _SAID_AGAIN.sub(lambda m: "resend".ljust(len(m.group(0))), t)  # "present it again"
+    if re.search(r"\b(a|one|about a|for a) day\b", t):  # "once for about a day ... within
+        t = re.sub(r"\b(that|the) day\b", "24h    ", t)  # that day ... after the day"
     if not re.search(_RETENTION, t):
         return None
     t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
@@ -1935,6 +2000,13 @@ _NO_SUBJECT_ASIDE = re.compile(r"\b(no|not a single|not one|none of the) (\w+ ){
                                r"(with|in|at))\b[^.;:,]*)?$")
 
 
+#: A cause denied with its subject: "no window between the write and the reply can produce a
+#: second charge", "nothing in this design leads to a lost payment" (issue 17, stop s13).
+_NO_CAUSE = re.compile(r"\b(no|not a single|not one|none of the|nothing)\b [^.;:]{0,60}?\b(can|could|"
+                       r"will|would|does|do|ever)? ?(produces?|causes?|leads? to|results? in|creates?|"
+                       r"triggers?|gives?)\s(\w+ )?$")
+
+
 #: A duplicate named as what something refuses or lets through ("nothing at the provider
 #: refuses a second charge", "the provider accepts a second charge under one reference"): the
 #: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
@@ -1998,6 +2070,8 @@ def read_claims(text: str) -> Claims:
                 continue
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
                     or _NO_SUBJECT_ASIDE.search(t[max(t.rfind(".", 0, m.start()), t.rfind(
+                        ";", 0, m.start()), t.rfind(":", 0, m.start())) + 1:m.start()])
+                    or _NO_CAUSE.search(t[max(t.rfind(".", 0, m.start()), t.rfind(
                         ";", 0, m.start()), t.rfind(":", 0, m.start())) + 1:m.start()])
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
@@ -2180,7 +2254,8 @@ def volatile_before_call(t: str) -> str:
     clauses = [c for c in re.split(r"[.;\n,()]", head) if not _OF_REPLY.search(c)]
     if any(_DURABLE_PLACE.search(c) for c in clauses):
         return ""
-    return next((m.group(0) for c in clauses for m in [_VOLATILE.search(c)] if m), "")
+    return next((m.group(0) for c in clauses for m in [_VOLATILE.search(c)] if m  # "nothing
+                 and not _NOTHING_IS.search(c[:m.start()])), "")  # stays only in RAM": denied
 
 
 _CODE_CALL = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create|request)\w*\(")
