@@ -3447,4 +3447,156 @@ TUNING: list[Entry] = [
                        "search would charge twice."},
      {"passed": True, "why": "a risk outside the sweep; 'blocks nothing' is no stuck run",
       "voice": "plain"}),
+    # (17) stop s13 attacks: a stranger's wording; each was graded wrong before its rule
+    ("t27-attack-bad-resend-sideways-tomorrow", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if nothing is there, resend with the same "
+                          "key, whether the worker comes back in a minute or the next "
+                          "morning after a weekend outage.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a same-key resend also 'the next morning': past 24 h a "
+              "duplicate",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-sideways-salted", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = hmac(secret, run id + step), where the secret is "
+                       "rotated at every process start.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "a secret rotated at every process start: a restarted worker "
+              "sends a new key",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-sideways-counter", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + how many times we have tried so far.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the attempt count is part of the key",
+      "voice": "attack"}),
+    ("t27-attack-bad-fm-claims-timeless", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "The key protects us however long the outage lasts; one "
+                       "lookup per open intent."},
+     {"passed": False, "why": "claims the key protects 'however long the outage': past 24 h"
+              " it escalates",
+      "voice": "attack"}),
+    ("t27-attack-good-unusual-ledger-words", {
+        "checkpoint": "Before money moves, a line 'about to take 42 EUR, tag T' is "
+                      "made durable; when the processor answers, a second line "
+                      "records its answer.",
+        "idempotency": "T is computed from the run and the step number alone, so a "
+                       "retry produces the very same T.",
+        "resumeProtocol": "A first line without a second: ask the processor about T. "
+                          "Known: copy its answer. Unknown and the line is younger than"
+                          " a day: send again with T. Older: leave it for a human.",
+        "failureMode": "Lines older than a day need a human."},
+     {"passed": True, "why": "intent before money moves, a tag from run and step, lookup, "
+              "a day's bound, a human",
+      "voice": "attack"}),
+    ("t27-attack-good-unusual-no-lookup", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "We never ask the provider. An open intent younger than the "
+                          "provider's 24 h memory is sent again with its key; an older "
+                          "one is handed to an operator untouched.",
+        "tradeOff": "Late intents are manual work."},
+     {"passed": True, "why": "retry within retention, no lookup",
+      "voice": "attack"}),
+    ("t27-attack-good-unusual-stored", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A random token is minted the moment the intent is written "
+                       "and sits in that intent; attempts never mint their own.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a token minted when the intent is written, kept in it",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-sideways-two-days", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; when it is missing we resend with the same "
+                          "key, which the provider dedups for 48 hours.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a resend trusted to a 48 h dedup the provider does not have "
+              "(it keeps keys 24 h)",
+      "voice": "attack"}),
+    ("t27-attack-bad-result-only-sideways", {
+        "checkpoint": "The intent row is inserted in the same commit as the "
+                      "provider's answer.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the intent is written in the same commit as the answer: "
+              "result-only",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-after-weekend", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Query by key. Missing: resend with the key, be it an hour or"
+                          " three days since the crash.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "a same-key resend 'be it an hour or three days' after the "
+              "crash",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-includes-attempt-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The key is the run id, the step and the retry ordinal.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the retry ordinal is part of the key",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-from-clock-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + the wall-clock second at which the "
+                       "request goes out.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the second at which the request goes out is part of the key",
+      "voice": "attack"}),
+    ("t27-attack-bad-fm-safety-claim2", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Late recoveries are handled automatically like any other; "
+                       "the only cost is one write per call."},
+     {"passed": False, "why": "claims late recoveries settle themselves: past 24 h they "
+              "escalate",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-new-on-redeploy", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + the build number of the worker image, "
+                       "which changes with every deploy.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the build number in the key changes with every deploy",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-when-provider-back", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing, resend with the same key as soon"
+                          " as the provider is reachable again, however long that "
+                          "takes.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "a same-key resend 'however long that takes': past 24 h a "
+              "duplicate",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-sideways-ignore-age", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; on a miss we resend with the same key and do"
+                          " not look at how old the intent is.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "the resend ignores the intent's age: past 24 h a duplicate",
+      "voice": "attack"}),
 ]

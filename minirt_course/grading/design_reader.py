@@ -64,6 +64,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"operation|attempt)s? (durably )?before",
             r"\b(start|begin|scheduled|pending) (record|event|row|marker|entry)",
             r"\b(charge|payment|call|booking|request) (intended|planned)\b",  # 'charge intended'
+            r"\bbefore (any |the )?(money|funds|cash) (moves?|leaves?|is (taken|moved|sent|debited))\b",
+            r"\babout to (take|debit|bill|spend|move)\b",
 
             r"(recorded|journaled|written|logged|persisted|saved|stored) before (the |each |every "
             r"|a |an )?(activity|tool|step|call|request|charge)",
@@ -243,11 +245,14 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"\b(uuid|guid|random (key|id|value|number|token)|token|nonce)s? (is |are )?(generated|"
             r"made|created|minted|drawn|assigned|picked|rolled)\b[^.;]{0,20}\b(at|on|when|during|"
             r"with) (the )?(insert|write|creation|commit|row creation|intent creation)( time)?\b",
+            r"\b(uuid|guid|random (key|id|value|number|token)|token|nonce)s? (is |are )?(generated|"
+            r"made|created|minted|drawn|rolled)\b (at |in )?the (moment|instant|time) (the |its )?"
+            r"(intent|row|record|entry) is (written|created|inserted|journaled|committed)\b",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
             # where the key lives and that retries read it back
             r"\b(uuid|key|id|nonce)s? (that |which )?(lives?|is kept|are kept|is stored|sits|stays|is "
-            r"saved) (in|inside) "
+            r"saved) (in|inside) (that |this )?"
             r"(the |its |our )?(intent|journal|row|record|db|database|table)",
             r"\b(read|reads|load|loads|fetch|fetches|take|takes|reuse|reuses|pick|picks)\w* (it|"
             r"the key|the uuid|the id|that uuid|that key) (back|up )?(from|out of) (the |its )?"
@@ -569,6 +574,9 @@ CLAIMS["timeless"] = (
     r"dedup\w*|remember\w*|knows?|honou?r\w*)\b(?![^.;]{0,30}\b(within|for 24|inside|until|up "
     r"to|24 ?h))", r"\b(never|won't|will not) (forgets?|expires?)\b",
     r"\b(keys?|tokens?) (never|don't|do not) expire\b",
+    # "the key protects us however long the outage lasts" (stop s13 attacks)
+    r"\b(protects?|covers?|saves?|dedup\w*|holds?|works?|guards?)\b[^.;]{0,20}\b(however long|no "
+    r"matter how long|whatever the length of|regardless of how long)\b",
     # "even if the worker only comes back days later, resending is safe" (stop s12 attacks)
     r"\b(days?|weeks?|months?) (later|afterwards|after)\b[^.;]{0,60}\b(re ?send\w*|re ?tr\w*|retry\w*)"
     r"[^.;]{0,20}\b(is |are |stays? |remains? )?(safe|fine|harmless|ok|okay)\b",
@@ -866,6 +874,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "the record is written only when the call returns"),
         (r"\bintent\w* (as soon as|once|when|after) the (response|answer|reply|result|provider|"
          r"call)", Checkpoint.RESULT_ONLY, "the intent is written when the response arrives"),
+        (r"\b(intent|row|record|entry)\w*[^.;]{0,40}\b(in|within) the same (commit|transaction|"
+         r"write|insert|batch) as the (provider's |psp's |api's |bank's )?(answer|reply|response|"
+         r"result|receipt|outcome)", Checkpoint.RESULT_ONLY,
+         "the intent is written together with the result"),  # stop s13 attacks
         (r"together with the (result|response|outcome|answer)", Checkpoint.RESULT_ONLY,
          "the intent is written together with the result"),
         (r"\bintent\w*\b[^.;]{0,60}\b(together|in one transaction|in the same transaction|in a single "
@@ -1043,6 +1055,19 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"rebuil)\w*|\b(recomput|recalculat|re ?deriv|rebuil)\w*[^.;]{0,40}\bfrom (the |a )?(fresh|"
          r"new|current|latest|updated)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the key is recomputed from inputs that changed"),
+        # stop s13 attacks: the attempt count in words ("how many times we have tried so
+        # far"); a secret or salt in the key renewed at every process start
+        (r"\bhow many (times|attempts|tries|retries)\b|\b(number|count) of (attempts|tries|"
+         r"retries|times we)\b|\b(attempt|retry|try) (ordinal|sequence|serial|seq)\b",
+         Idempotency.RANDOM_PER_ATTEMPT,
+         "the attempt number is part of the key"),
+        (r"\b(secret|salt|seed|pepper|nonce)s?\b[^.;]{0,40}\b(rotated|regenerated|changed|renewed|"
+         r"re ?drawn|reset|new)\b[^.;]{0,30}\b(every|each|at|on|per|with (each|every)) (process "
+         r"|worker |service |pod )?(start|restart|boot|deploy|startup|launch)\w*",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key changes when the process restarts"),
+        (r"\b(changes?|is new|is bumped|differs|is regenerated) (with|on|at|after|for) (every|each|a|"
+         r"any) (deploy\w*|re ?deploy\w*|restart\w*|release|boot|reboot|process start|upgrade)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a part of the key changes when the worker restarts"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the attempt number is part of the key"),
         (r"\b[a-z]\w*\.(attempt|retry count|retries|try count|attempt number)\b",
@@ -1058,11 +1083,15 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # request_sent_at)") or in words ("hashed with the time the request is sent")
         (r"\([^()]{0,60}\b(sent|send|sending|request|requested|dispatch\w*|attempt\w*|retry|"
          r"retried|call|called|issued|submitted|posted) ?(at|time|ts|timestamp|date|moment|"
-         r"epoch)\b[^()]{0,40}\)|\b(of|from|includes?|including|plus|and|with) (the )?(time|"
+         r"epoch)\b[^()]{0,40}\)|\b(of|from|includes?|including|plus|and|with) (the )?(wall ?clock |"
+         r"current |exact )?(time|"
          r"moment|instant|timestamp|clock time|second|minute)s? (when |at which |that )?(the |a "
          r"|each |this )?(request|call|charge|attempt|retry|it) (is |was |gets |got )?(sent|made|"
-         r"issued|dispatched|fired|submitted|posted|goes out|leaves)\b",
-         Idempotency.RANDOM_PER_ATTEMPT, "the time of the send is part of the key"),
+         r"issued|dispatched|fired|submitted|posted|goes out|leaves)\b|\bthe (wall ?clock |current |"
+         r"exact )?(time|moment|instant|second|minute|timestamp) (when|at which) (the |a |each |this )?"
+         r"(request|call|charge|attempt|retry|it) (is |was |gets |got )?(sent|made|issued|"
+         r"dispatched|fired|submitted|posted|goes out|leaves)\b",  # "+ the second at which it
+         Idempotency.RANDOM_PER_ATTEMPT, "the time of the send is part of the key"),  # goes out"
         # issue 17 HELDOUT16/17 (stop s13): the hashed payload carries the clock ("key =
         # md5(run + step + body)  # body includes 'requested_at': time.time()"), and a new
         # identifier per attempt with a word between ("a new UUID per HTTP attempt"); a time
@@ -1151,9 +1180,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (rf"\b(after|past|beyond|outside|older than|over|at least)\b[^.;]{{0,20}}{_RETENTION}[^.;]"
          rf"{{0,40}}\b(still|also|just|simply|again|too) {_RESEND}", Resume.BLIND_RETRY,
          "the resend goes out past the key's retention"),
-        (rf"{_RESEND}[^.;]{{0,60}}\b(no matter (how old|how long|when|the age|its age)|"
+        (rf"{_RESEND}[^.;]{{0,90}}\b(no matter (how old|how long|when|the age|its age)|"
          rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago)|"
-         rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely)",
+         rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely|"
+         rf"however long (that|it|this) (takes|lasts))",
          Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
         # a miss never resent, even inside the retention; a lookup that refunds and fails the
         # run (stop s12 attacks)
@@ -1184,6 +1214,17 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"(about |roughly |around )?((2[5-9]|[3-9]\d|\d{3,}) ?(h|hrs?|hours?)\b|(\d+|two|three|"
          r"four|five|six|seven|several|a few|many) (days?|weeks?)\b|a week\b|weeks\b)",
          Resume.BLIND_RETRY, "the resends go on past the key's retention"),
+        # stop s13 attacks: a resend said to go out at a late moment too ("resend with the
+        # same key, whether the worker comes back in a minute or the next morning")
+        (rf"{_RESEND}[^.;]{{0,80}}\b(whether|if|when|even if|even when|or|be it)\b[^.;]{{0,60}}\b(next "
+         r"(morning|day|week)|tomorrow|(days?|weeks?) (later|since|after)|after a (weekend|week|long "
+         r"outage)|over the weekend)\b(?![^.;]{0,40}\b(operator|escalat\w*|human|ticket|manual\w*|instead|not|"
+         r"never)\b)", Resume.BLIND_RETRY, "the resend goes out at a late moment too, past the "
+         "key's retention"),
+        (r"\b(do not|don't|never|without|doesn't|does not) (look\w* at|check\w*|consider\w*|care "
+         r"about|regard\w*|tak\w* into account) (how old|the age|its age|the intent'?s age|how long "
+         r"ago)", Resume.BLIND_RETRY, "the resend ignores the intent's age, past the key's "
+         "retention"),  # stop s13 attacks: "we do not look at how old the intent is"
         (_MISS_AS_PROOF, Resume.BLIND_RETRY,
          "a miss is taken as proof at any age: past the retention the provider has forgotten the "
          "key"),
@@ -2050,6 +2091,15 @@ _KEPT = re.compile(r"\b(doesn't|does not|won't|will not|can't|cannot|didn't|did 
                    r"of|remove|eliminate|do away with|take away|replace)\b")
 
 
+#: Late or all recoveries said to settle themselves ("late recoveries are handled automatically
+#: like any other"): a denial that any run is left for a person (stop s13 attacks).
+_SETTLES_ITSELF = re.compile(r"\b(late|old|older|every|all|any)( \w+)? (recover\w*|intents?|runs?|"
+                             r"crash\w*|resum\w*|cases?)( \w+)? (is |are |gets? )?(handled|settled|"
+                             r"resolved|recovered|closed|finished) (fully |completely )?"
+                             r"(automatically|on (its|their) own|by (itself|themselves)|without "
+                             r"(a |any )?(human|person|operator))")
+
+
 def read_claims(text: str) -> Claims:
     t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     t = _KEPT.sub(lambda m: "keeps".ljust(len(m.group(0))), t)
@@ -2099,6 +2149,9 @@ def read_claims(text: str) -> Claims:
                   and not _MODAL.search(_sentence(t, m))):
                 asserted.add(cat)  # "if the worker crashes in W3 ..., the customer gets charged
                 # twice": the sweep's own crash, said to charge twice (stop s12 attacks)
+    for m in _SETTLES_ITSELF.finditer(t):
+        if not _HYPOTHETICAL.search(_CLAUSE.split(t[:m.start()])[-1]):
+            denied.add("stuck")  # "late recoveries are handled automatically"
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
                            raw):
