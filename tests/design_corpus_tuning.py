@@ -3599,4 +3599,22 @@ TUNING: list[Entry] = [
         "failureMode": "A lookup per open intent."},
      {"passed": False, "why": "the resend ignores the intent's age: past 24 h a duplicate",
       "voice": "attack"}),
+    # a negative pronoun as the subject of a claim: "nobody is ever paged"
+    ("t27-attack-bad-fm-nobody-is-ever-paged", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "A duplicate is impossible and nobody is ever paged, even after a long "
+                       "outage."},
+     {"passed": False, "why": "past 24 h the design escalates to an operator: the denial is "
+      "false", "voice": "attack"}),
+    ("t27-attack-good-fm-nobody-paged-inside-a-day", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Inside a day nobody is paged; past it an operator is paged for every "
+                       "open charge."},
+     {"passed": True, "why": "the page past 24 h is named", "voice": "attack"}),
 ]

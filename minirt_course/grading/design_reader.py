@@ -2119,6 +2119,7 @@ def read_claims(text: str) -> Claims:
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
+                    or _NOTHING_IS.search(clause)  # "nobody is ever paged" (stop s13 attacks)
                     or _NO_SUBJECT_ASIDE.search(t[max(t.rfind(".", 0, m.start()), t.rfind(
                         ";", 0, m.start()), t.rfind(":", 0, m.start())) + 1:m.start()])
                     or _NO_CAUSE.search(t[max(t.rfind(".", 0, m.start()), t.rfind(
