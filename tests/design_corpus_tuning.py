@@ -3568,4 +3568,461 @@ TUNING: list[Entry] = [
                           "missing under 24 h -> resend; older -> an operator.",
         "failureMode": "People stay in the loop for late runs: an operator steps in past 24 h."},
      {"passed": True, "why": "the twin: the escalation said as a cost", "voice": "plain"}),
+
+    # -- t27: stop s13, HELDOUT16 and HELDOUT17's disagreements fixed by class (issue 17) ------
+    # (1) a key that changes per attempt said sideways: the hashed payload carries the clock;
+    # a new identifier "per HTTP attempt"
+    ("t27-bad-key-payload-carries-clock", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "sha256 over run id, step and the request dict, and the request dict "
+                       "contains sent_at = datetime.now() so support can see when it left.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle the open charges."},
+     {"passed": False, "why": "the send time is inside the hashed payload: a new key on every "
+      "attempt, so the lookup misses a W3 charge", "voice": "plain"}),
+    ("t27-good-key-payload-time-journaled", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "sha256 over run id, step and the payload; the payload includes the "
+                       "decision's timestamp, which is journaled with the intent and read back, "
+                       "so the key is the same on every attempt.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle the open charges."},
+     {"passed": True, "why": "a time journaled once is part of a stable payload", "voice":
+      "plain"}),
+    ("t27-bad-key-new-per-network-try", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The client library stamps a new random token as Idempotency-Key per "
+                       "network attempt, like a fresh receipt number at every till.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend; "
+                          "older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle the open charges."},
+     {"passed": False, "contradiction": True, "why": "a new key per network attempt: the lookup "
+      "asks about a key the provider never saw", "voice": "plain"}),
+    # (2) a resend past the retention said sideways: a retry schedule longer than 24 h; a miss
+    # taken as proof with no age bound
+    ("t27-bad-resend-schedule-three-days", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Ask the provider by key; when it has nothing, the job goes back on "
+                          "the queue and we keep retrying with the same key for up to three "
+                          "days.",
+        "failureMode": "A payment may be delayed by days when the provider is flaky."},
+     {"passed": False, "why": "resends go on for three days: past 24 h the key is forgotten and "
+      "a W3 charge is made twice", "voice": "queue"}),
+    ("t27-good-lookup-retried-not-resent", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Ask the provider by key; if it has nothing and the intent is under "
+                          "24 h old, resend with the same key; older intents go to an operator "
+                          "and are never resent.",
+        "failureMode": "A lookup that times out is retried for up to three days before an "
+                       "operator is paged; that is slow."},
+     {"passed": True, "why": "the long retry is of the lookup, in the failure mode; the resend "
+      "is bounded", "voice": "queue"}),
+    ("t27-bad-miss-means-never-charged", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Stored UUID created with the intent, reused on every attempt.",
+        "resumeProtocol": "Query the provider with the stored UUID. A hit is recorded. An empty "
+                          "answer means the payment never went through, so we resend it with "
+                          "the same UUID.",
+        "failureMode": "Resume waits on one provider round trip per open intent."},
+     {"passed": False, "why": "a miss trusted at any age: past 24 h the key is pruned and the "
+      "resend charges twice", "voice": "plain"}),
+    ("t27-good-miss-means-never-charged-young", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Stored UUID created with the intent, reused on every attempt.",
+        "resumeProtocol": "Query the provider with the stored UUID. A hit is recorded. An empty "
+                          "answer means the payment never went through, so we resend it with "
+                          "the same UUID; that holds only under 24 h, older intents are "
+                          "escalated.",
+        "failureMode": "Resume waits on one provider round trip per open intent."},
+     {"passed": True, "why": "the same words with the age bound", "voice": "plain"}),
+    # (3) a resend said both ways in one field; a late resend after the escalation
+    ("t27-bad-contra-no-resend-then-resend", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "The worker does not retry a charge. A lookup by key that finds "
+                          "nothing is resent with the same key; past 24 h it escalates.",
+        "failureMode": "Operators handle anything older than a day."},
+     {"passed": False, "contradiction": True, "why": "'does not retry a charge' and 'is resent' "
+      "in one field", "voice": "contradicting"}),
+    ("t27-bad-contra-late-miss-final", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Lookup by key, resend if missing under 24 h; after 24 h we page an "
+                          "operator, and because by then an empty lookup is conclusive the "
+                          "runtime resends it too.",
+        "failureMode": "Operators are paged for anything older than a day."},
+     {"passed": False, "contradiction": True, "why": "late resends on a miss said to be "
+      "conclusive: past 24 h a duplicate", "voice": "contradicting"}),
+    # (4) a failure mode claiming what the design lacks: a lost payment in W1, no person ever
+    ("t27-bad-false-never-gets-charged", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing under 24 h resend with the same key; "
+                          "older: escalate.",
+        "failureMode": "A crash right before the intent is written means the customer never "
+                       "gets charged at all."},
+     {"passed": False, "why": "in W1 the replay runs the step afresh: nothing is lost; the "
+      "failure mode is false", "voice": "plain"}),
+    ("t27-bad-false-no-outage-needs-anyone", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing under 24 h resend with the same key; "
+                          "older: escalate.",
+        "failureMode": "Not one payment, whatever the length of the outage, ends up with "
+                       "support."},
+     {"passed": False, "why": "past 24 h the design escalates to an operator", "voice":
+      "plain"}),
+    # (5) the intent made durable only after the provider answered
+    ("t27-bad-contra-fsync-after-answer", {
+        "checkpoint": "Intent appended before the call, but we only fsync the journal once "
+                      "the provider answers, to save a sync.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing under 24 h resend with the same key; "
+                          "older: escalate.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "contradiction": True, "why": "the intent is durable only after the "
+      "call: result-only", "voice": "contradicting"}),
+
+    # (6) a trade-off said as a dependency or a constraint
+    ("t27-good-tradeoff-leans-wholly-on-dedup", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "No lookup is used: an open intent under 24 h old is resent with its "
+                          "key; older ones go to an operator and are never resent.",
+        "tradeOff": "Everything depends entirely on the provider honouring the key; and the "
+                    "resend has to carry exactly the same amount and fields."},
+     {"passed": True, "why": "a dependency and a constraint are true limits of a same-key resend",
+      "voice": "plain"}),
+    ("t27-good-tradeoff-only-as-good-as-journal", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "The design is only as good as the journal's fsync: a disk that lies "
+                       "about durability loses the intent."},
+     {"passed": True, "why": "a true dependency of the intent journal", "voice": "plain"}),
+    ("t27-good-reference-race-both-create", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A client reference made once per charge and kept in the intent; the "
+                       "provider stores it forever and can be searched by it.",
+        "resumeProtocol": "Search the provider by the reference before any send; create the "
+                          "charge only when nothing is found.",
+        "failureMode": "Should two resumers race on one run, both could find nothing and both "
+                       "create the charge; a per-run lock must be held."},
+     {"passed": True, "why": "a race between two resumers is outside the sweep and true of a "
+      "reference", "voice": "plain"}),
+    ("t27-good-reference-recheck-after-miss", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A client reference made once per charge and kept in the intent; the "
+                       "provider stores it forever and can be searched by it.",
+        "resumeProtocol": "Search the provider by the reference before any send; create the "
+                          "charge only when nothing is found.",
+        "tradeOff": "The search index trails writes by seconds, so a miss is searched again a "
+                    "minute later before creating."},
+     {"passed": True, "why": "a second search is a true cost", "voice": "plain"}),
+    # (7) a cause denied with its subject
+    ("t27-good-no-crash-leads-to-second-charge", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "One synchronous write per call; in exchange nothing between the write "
+                       "and the reply leads to a second charge."},
+     {"passed": True, "why": "the second charge is denied, the cost is true", "voice": "plain"}),
+    ("t27-bad-second-charge-claimed", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "A crash between the write and the reply leads to a second charge."},
+     {"passed": False, "why": "the sweep shows no duplicate: the failure mode is false", "voice":
+      "plain"}),
+    # (8) a stored key said sideways: drawn once, made at insert time, a random part in the intent
+    ("t27-good-key-rolled-once", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The token is random, rolled once when the intent row is written, and "
+                       "every retry reads it from that row.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a random key made once and journaled", "voice": "plain"}),
+    ("t27-good-key-uuid-made-at-write", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A GUID generated at write time sits in the intent; it is the "
+                       "Idempotency-Key of every attempt.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a key generated when the intent is written, kept in it", "voice":
+      "plain"}),
+    ("t27-good-key-step-plus-uuid-in-intent", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The key is the step name plus a uuid that lives inside the intent "
+                       "record; resends read both back.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "the random part is journaled with the intent", "voice": "plain"}),
+    # (9) an intent named as 'payment planned'
+    ("t27-good-payment-planned-row", {
+        "checkpoint": "The worker writes a 'payment planned' row with its key and commits; the "
+                      "outcome row follows when the provider replies.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a planned-payment row committed before the call is the intent",
+      "voice": "queue"}),
+    # (11) a resend said as the same request made again, escalation named in code
+    ("t27-good-code-raise-needs-operator", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "if open(i):\n  if i.age < 24h: provider.charge(i.body, key=i.key)\n"
+                          "  else: raise OperatorRequired(i)",
+        "tradeOff": "# the same body must be sent again; late ones wait for a person"},
+     {"passed": True, "why": "a same-key resend under 24 h, a person past it (code)", "voice":
+      "code"}),
+    ("t27-good-fire-same-request-again", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "The provider keeps keys for a day, so within that day we fire the "
+                          "same request again with the key; after the day we stop and hand it "
+                          "to an operator.",
+        "tradeOff": "Late intents become manual work."},
+     {"passed": True, "why": "a same-key resend within the day, a person after it", "voice":
+      "plain"}),
+    # (12) "reconcile" said of a resend in a field that denies a lookup
+    ("t27-good-reconcile-by-replaying-post", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "The PSP offers no status endpoint, so reconciliation means we repeat "
+                          "the same request with the same key while the intent is under 24 h "
+                          "old; past that the run is escalated.",
+        "tradeOff": "Late intents become manual work."},
+     {"passed": True, "why": "retry within retention, its 'reconciliation' is the resend",
+      "voice": "plain"}),
+    # (13) an incident told before its remediation
+    ("t27-good-postmortem-then-fix", {
+        "checkpoint": "What went wrong: we only saved a snapshot every other step and lost the "
+                      "charge's receipt. The fix: the intent is committed before every call "
+                      "and the result after it.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "the design is the fix; the snapshot is the incident", "voice":
+      "postmortem"}),
+    ("t27-bad-postmortem-fix-still-wrong", {
+        "checkpoint": "What went wrong: the intent was lost in a crash. The fix: we now write "
+                      "the intent only after the provider answers, in one transaction with "
+                      "the result.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "contradiction": True, "why": "the fix is result-only", "voice":
+      "postmortem"}),
+    # (14) a negative pronoun as a subject
+    ("t27-good-nothing-only-in-ram", {
+        "checkpoint": "The intent is committed before the call and the result after; nothing "
+                      "stays only in RAM while the request is out.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "'only in RAM' is denied by its subject", "voice": "plain"}),
+    # (15) a quoted phrase in a failure mode is a mention
+    ("t27-good-quoted-no-key", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "No lookup is used: an open intent under 24 h old is resent with its "
+                          "key; older ones go to an operator and are never resent.",
+        "tradeOff": "After a day we cannot tell 'no key reached them' from 'charged and "
+                    "forgotten', so a person decides."},
+     {"passed": True, "why": "the quoted phrase names a state, not the design", "voice": "plain"}),
+    # (16) "blocks nothing" is not a stuck run
+    ("t27-good-reference-blocks-nothing", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A client reference made once per charge and kept in the intent; the "
+                       "provider stores it forever and can be searched by it.",
+        "resumeProtocol": "Search the provider by the reference before any send; create the "
+                          "charge only when nothing is found.",
+        "failureMode": "The reference blocks nothing by itself: a code path that skips the "
+                       "search would charge twice."},
+     {"passed": True, "why": "a risk outside the sweep; 'blocks nothing' is no stuck run",
+      "voice": "plain"}),
+    # (17) stop s13 attacks: a stranger's wording; each was graded wrong before its rule
+    ("t27-attack-bad-resend-sideways-tomorrow", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if nothing is there, resend with the same "
+                          "key, whether the worker comes back in a minute or the next "
+                          "morning after a weekend outage.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a same-key resend also 'the next morning': past 24 h a "
+              "duplicate",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-sideways-salted", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = hmac(secret, run id + step), where the secret is "
+                       "rotated at every process start.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "a secret rotated at every process start: a restarted worker "
+              "sends a new key",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-sideways-counter", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + how many times we have tried so far.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the attempt count is part of the key",
+      "voice": "attack"}),
+    ("t27-attack-bad-fm-claims-timeless", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "The key protects us however long the outage lasts; one "
+                       "lookup per open intent."},
+     {"passed": False, "why": "claims the key protects 'however long the outage': past 24 h"
+              " it escalates",
+      "voice": "attack"}),
+    ("t27-attack-good-unusual-ledger-words", {
+        "checkpoint": "Before money moves, a line 'about to take 42 EUR, tag T' is "
+                      "made durable; when the processor answers, a second line "
+                      "records its answer.",
+        "idempotency": "T is computed from the run and the step number alone, so a "
+                       "retry produces the very same T.",
+        "resumeProtocol": "A first line without a second: ask the processor about T. "
+                          "Known: copy its answer. Unknown and the line is younger than"
+                          " a day: send again with T. Older: leave it for a human.",
+        "failureMode": "Lines older than a day need a human."},
+     {"passed": True, "why": "intent before money moves, a tag from run and step, lookup, "
+              "a day's bound, a human",
+      "voice": "attack"}),
+    ("t27-attack-good-unusual-no-lookup", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "We never ask the provider. An open intent younger than the "
+                          "provider's 24 h memory is sent again with its key; an older "
+                          "one is handed to an operator untouched.",
+        "tradeOff": "Late intents are manual work."},
+     {"passed": True, "why": "retry within retention, no lookup",
+      "voice": "attack"}),
+    ("t27-attack-good-unusual-stored", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A random token is minted the moment the intent is written "
+                       "and sits in that intent; attempts never mint their own.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": True, "why": "a token minted when the intent is written, kept in it",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-sideways-two-days", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; when it is missing we resend with the same "
+                          "key, which the provider dedups for 48 hours.",
+        "failureMode": "One lookup per open intent."},
+     {"passed": False, "why": "a resend trusted to a 48 h dedup the provider does not have "
+              "(it keeps keys 24 h)",
+      "voice": "attack"}),
+    ("t27-attack-bad-result-only-sideways", {
+        "checkpoint": "The intent row is inserted in the same commit as the "
+                      "provider's answer.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the intent is written in the same commit as the answer: "
+              "result-only",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-after-weekend", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Query by key. Missing: resend with the key, be it an hour or"
+                          " three days since the crash.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "a same-key resend 'be it an hour or three days' after the "
+              "crash",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-includes-attempt-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "The key is the run id, the step and the retry ordinal.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the retry ordinal is part of the key",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-from-clock-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + the wall-clock second at which the "
+                       "request goes out.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the second at which the request goes out is part of the key",
+      "voice": "attack"}),
+    ("t27-attack-bad-fm-safety-claim2", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Late recoveries are handled automatically like any other; "
+                       "the only cost is one write per call."},
+     {"passed": False, "why": "claims late recoveries settle themselves: past 24 h they "
+              "escalate",
+      "voice": "attack"}),
+    ("t27-attack-bad-key-new-on-redeploy", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + the build number of the worker image, "
+                       "which changes with every deploy.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, "
+                          "resend with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator has to settle open charges."},
+     {"passed": False, "why": "the build number in the key changes with every deploy",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-when-provider-back", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; if missing, resend with the same key as soon"
+                          " as the provider is reachable again, however long that "
+                          "takes.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "a same-key resend 'however long that takes': past 24 h a "
+              "duplicate",
+      "voice": "attack"}),
+    ("t27-attack-bad-resend-sideways-ignore-age", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look up by key; on a miss we resend with the same key and do"
+                          " not look at how old the intent is.",
+        "failureMode": "A lookup per open intent."},
+     {"passed": False, "why": "the resend ignores the intent's age: past 24 h a duplicate",
+      "voice": "attack"}),
+    # a negative pronoun as the subject of a claim: "nobody is ever paged"
+    ("t27-attack-bad-fm-nobody-is-ever-paged", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "A duplicate is impossible and nobody is ever paged, even after a long "
+                       "outage."},
+     {"passed": False, "why": "past 24 h the design escalates to an operator: the denial is "
+      "false", "voice": "attack"}),
+    ("t27-attack-good-fm-nobody-paged-inside-a-day", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Inside a day nobody is paged; past it an operator is paged for every "
+                       "open charge."},
+     {"passed": True, "why": "the page past 24 h is named", "voice": "attack"}),
 ]

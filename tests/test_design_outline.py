@@ -387,10 +387,12 @@ HELD_OUT = [e for e in HELDOUT6 + HELDOUT7 if _fold(e[0]) == HELD_FOLD]
 #: 21 outlines the reader got wrong, fixed by class at stop s12; HELDOUT14 after its one untuned
 #: measurement (15/21, 21/21), fixed by class at stop s12 (variants t25-*); HELDOUT15 after its
 #: one untuned measurement (15/21, 19/21), its 8 disagreements fixed by class at stop s13
-#: (variants t26-*, and a stranger's attack on the result, t26-attack-*): 21/21 both ways.
+#: (variants t26-*, and a stranger's attack on the result, t26-attack-*): 21/21 both ways;
+#: HELDOUT16 and HELDOUT17 after their one untuned measurement (14/21, 16/21 and 12/21, 18/21),
+#: their 25 disagreements fixed by class at stop s13 (variants t27-*, attacks t27-attack-*).
 FITTED = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
           + HELDOUT8 + HELDOUT9 + HELDOUT11B + HELDOUT11C + HELDOUT12B + HELDOUT13 + ATTACKS12
-          + HELDOUT14 + HELDOUT15)
+          + HELDOUT14 + HELDOUT15 + HELDOUT16 + HELDOUT17)
 
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
@@ -441,7 +443,8 @@ UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
                    # written blind at stop s13 (two writers, 42 outlines each, seven voices
                    # each, none of them an earlier set's), measured once by the coordinator on
                    # the reader of ea89349 (stop s12's final) with /work/briefs/s13/measure16.py
-                   # and measure17.py, before anything was tuned at s13
+                   # and measure17.py, before anything was tuned at s13; tuned on since (stop
+                   # s13: fitted, 42/42 each, variants t27-*); these floors stay
                    "HELDOUT16": (14, 21, 16, 21), "HELDOUT17": (12, 21, 18, 21)}
 #: The held-out sets not yet used to tune the reader: HELDOUT6 and HELDOUT7, each written blind
 #: (HELDOUT7 by a writer who had read neither the reader nor any earlier corpus); HELDOUT7's
@@ -475,8 +478,9 @@ UNTUNED14: list = HELDOUT14
 #: HELDOUT15 (42 outlines, 21 good, 21 bad, written blind at stop s12): fitted at stop s13
 #: (FITTED); its one untuned measurement, on the reader of fadc536, stays its floor.
 UNTUNED15: list = HELDOUT15
-#: HELDOUT16 and HELDOUT17 (42 outlines each, 21 good, 21 bad, written blind at stop s13): their
-#: one measurement, on the reader of ea89349, is their floor.
+#: HELDOUT16 and HELDOUT17 (42 outlines each, 21 good, 21 bad, written blind at stop s13): tuned
+#: on at stop s13 (fitted, FITTED); their one measurement, on the reader of ea89349, stays their
+#: floor.
 UNTUNED16: list = HELDOUT16
 UNTUNED17: list = HELDOUT17
 
@@ -530,7 +534,10 @@ def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
 
 #: Bad outlines in a stuffed voice that describe one coherent design in jargon, wrong by the
 #: sweep rather than self-contradicting (the feedback names the sweep's finding instead).
-COHERENT_BUT_WRONG = {"h13-bad-stuffed-escalate-all", "h14-bad-stuffed-saga"}
+COHERENT_BUT_WRONG = {"h13-bad-stuffed-escalate-all", "h14-bad-stuffed-saga",
+                      # HELDOUT17 (stop s13): a blind redelivery and an outbox with no key,
+                      # each one design under the jargon; their writer's "why" is the sweep's
+                      "h17-bad-keywords-exactly-once-blind", "h17-bad-keywords-outbox-no-key"}
 #: The voices the corpora's writers used for keyword-stuffed and self-contradicting outlines.
 STUFFED_OR_CONTRADICTING = ("stuffed", "contradicting", "keyword-stuffed", "self-contradicting")
 

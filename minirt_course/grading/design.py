@@ -366,6 +366,10 @@ _FRESH_KEY_SAID = re.compile(r"\b(key|token|idempotency key)s? (is|are|was|gets?
                              r"id|value|token|nonce|one)\b")
 
 
+#: A short quoted phrase in a failure mode: a mention of words, not the learner's claim.
+_QUOTED = re.compile(r"(?<![\w'])'[^'\n]{1,40}'(?![\w'])|\"[^\"\n]{1,40}\"")
+
+
 def _consistent_with_no_key(idem: Reading, said: Reading) -> bool:
     """A failure mode read as 'no key' that agrees with the idempotency field: a client
     reference has no key ("no key means the provider won't catch our mistakes"), and a stored
@@ -400,7 +404,9 @@ def across_fields(readings: dict[str, Reading], failure: str) -> list[str]:
                 out.append(f"[contradiction] your {where} field says '{said[1]}' ({said[2]}), "
                            f"but your idempotency field says '{idem.evidence}' ({idem.label})")
     if idem is not None and idem.choice in (*KEYS, Idempotency.CLIENT_REFERENCE) and t:
-        said = read_field("idempotency", failure)
+        # a quoted phrase is a mention, not a claim ("I cannot tell 'never sent' from 'sent and
+        # lost'"; issue 17, HELDOUT17)
+        said = read_field("idempotency", _QUOTED.sub(" ", failure))
         if said.choice == Idempotency.NONE and _consistent_with_no_key(idem, said):
             pass
         elif said.choice in (Idempotency.RANDOM_PER_ATTEMPT, Idempotency.NONE) and not said.notes:

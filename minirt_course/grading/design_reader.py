@@ -64,6 +64,10 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             rf"{_VERB} (the |a |each |every )?(planned |pending )?(tool )?(call|request|"
             r"operation|attempt)s? (durably )?before",
             r"\b(start|begin|scheduled|pending) (record|event|row|marker|entry)",
+            r"\b(charge|payment|call|booking|request) (intended|planned)\b",  # 'charge intended'
+            r"\bbefore (any |the )?(money|funds|cash) (moves?|leaves?|is (taken|moved|sent|debited))\b",
+            r"\babout to (take|debit|bill|spend|move)\b",
+
             r"(recorded|journaled|written|logged|persisted|saved|stored) before (the |each |every "
             r"|a |an )?(activity|tool|step|call|request|charge)",
             r"before (the |each |every |an? )?(activity|tool call|step) (runs|starts|executes|is "
@@ -236,10 +240,20 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
             r"event)|"
             r"(a single|one) time)(?! nowhere)",
             r"(generated?|created?|minted?) (exactly |only |just )?once",
+            # issue 17 HELDOUT16/17 (stop s13): "random but drawn once", "a UUID generated at
+            # insert time" (the row or intent that keeps it)
+            r"\b(drawn|picked|rolled) (exactly |only |just )?once\b",
+            r"\b(uuid|guid|random (key|id|value|number|token)|token|nonce)s? (is |are )?(generated|"
+            r"made|created|minted|drawn|assigned|picked|rolled)\b[^.;]{0,20}\b(at|on|when|during|"
+            r"with) (the )?(insert|write|creation|commit|row creation|intent creation)( time)?\b",
+            r"\b(uuid|guid|random (key|id|value|number|token)|token|nonce)s? (is |are )?(generated|"
+            r"made|created|minted|drawn|rolled)\b (at |in )?the (moment|instant|time) (the |its )?"
+            r"(intent|row|record|entry) is (written|created|inserted|journaled|committed)\b",
             r"key (is |gets )?(stored|journaled|persisted|saved|recorded|written) (with|in|"
             r"alongside|next to)", r"\bstored (uuid|keys?|random)\b",
             # where the key lives and that retries read it back
-            r"\b(uuid|key|id|nonce)s? (lives?|is kept|are kept|is stored|sits|stays|is saved) in "
+            r"\b(uuid|key|id|nonce)s? (that |which )?(lives?|is kept|are kept|is stored|sits|stays|is "
+            r"saved) (in|inside) (that |this )?"
             r"(the |its |our )?(intent|journal|row|record|db|database|table)",
             r"\b(read|reads|load|loads|fetch|fetches|take|takes|reuse|reuses|pick|picks)\w* (it|"
             r"the key|the uuid|the id|that uuid|that key) (back|up )?(from|out of) (the |its )?"
@@ -444,17 +458,19 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                   r"two (charges|payments|bookings)", r"(second|2nd) (charge|payment|booking)",
                   r"more than once", r"\b(money|card|customer|payment)\w* twice", r"(?<!before )(?<!until )charg\w* again",
                   r"(?<!before )(?<!until )\bre ?charg",
-                  # "both could see nothing and both charge" (issue 17, HELDOUT15)
-                  r"\bboth (\w+ )?(charge|bill|debit|pay)\b(?! (and|or|&)\b)"),
+                  # "both could see nothing and both charge" (issue 17, HELDOUT15), "both could
+                  # miss and both send" (stop s13)
+                  r"\bboth (\w+ )?(send|sends|charge|charges|bill|debit|pay|resend|resends|create|"
+                  r"creates|book|submit)\b(?! (and|or|&)\b)"),
     "lost": (r"\blost (effect|charge|payment|booking|order|update)", r"(effect|charge|payment|"
              r"booking|order)s? (is |are |gets |get )?(lost|dropped|never (happens|made))",
-             r"never (charged|booked|paid)", r"(not|never) (be )?(charged|booked|paid)\b",
+             r"never (charged|booked|paid)", r"(not|never) (be |gets? |got |is |was )?(charged|booked|paid)\b",
              r"abandon", r"gives? up (the |on the )?order", r"order (is |gets )?"
              r"(not fulfilled|unfulfilled|cancelled)", r"\blose (the |an |a )?(effect|charge|"
              r"payment|booking|order)"),
     "stuck": (r"stuck(?! with (\w+ )?(providers?|psps?|vendors?|gateways?|apis?|services|only|"
               r"those|ones?)\b)", r"uncertain", r"escalat", r"operator", r"manual", r"\bhuman",
-              r"blocked", r"\bblocks?\b", r"\breview (queue|list)\b", r"\bfor review\b", r"\b(cannot|can't|can not) (move|proceed|"
+              r"blocked", r"\bblocks?\b(?! (nothing|no|none|anything|duplicates?|a (second|duplicate|repeat))\b)", r"\breview (queue|list)\b", r"\bfor review\b", r"\b(cannot|can't|can not) (move|proceed|"
               r"continue|progress|go on|advance)\b", r"\bhangs?\b(?! on\b)", r"never (finishes|completes|ends)", r"\bparked",
               r"unknown (state|outcome)", r"on ?call", r"by hand", r"\ba person\b",
               r"someone (has|must|needs) to", r"\bask (someone|somebody|a person|support|ops)\b",
@@ -464,6 +480,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"\b(sits?|sitting|sat|waits?|waiting|stays?|staying|remains?|remaining|lies|is left|"
               r"are left|hangs? around) (\w+ ){0,2}(unfinished|incomplete|open|pending|unresolved|"
               r"undecided|in limbo|unbooked|unsettled|unconfirmed|half done)\b", r"\bin limbo\b",
+              # a team that takes the run over ("ends up with support", "lands at ops")
+              r"\b(ends? up|lands?|goes|go|sent|routed) (with|at|to|in) (the )?(support|ops|customer "
+              r"service|back ?office|finance)( team| desk| queue)?\b",
               r"nobody can (know|tell|settle)",
               r"\b(hand|hands|handed|pass|passes|passed|give|gives|route|routes|routed)\w* (\w+ ){0,3}"
               r"to (a |the |our )?(support|operators?|humans?|persons?|ops|on ?call|staff)\b"),
@@ -486,7 +505,17 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"unavailable|unreachable|offline|out)\b", r"\bdependen(cy|cies|t|ce)\b",
               r"\boutages?\b", r"\b(reachable|available|back up|work|works) again\b",
               r"\b(endpoint|api|service|lookups?|search|query api)s? (is |are |goes |being )?(down|"
-              r"unavailable|unreachable|offline)\b"),
+              r"unavailable|unreachable|offline)\b",
+              # issue 17 HELDOUT16/17 (stop s13): a dependency or a constraint said plainly
+              # ("relies wholly on provider dedup", "only as safe as the journal's durability",
+              # "the resend must repeat the exact body", "needs the run lease to hold")
+              r"\b(relies|rely|relying|depends|depend|depending|hinges|hangs|leans) (\w+ ){0,2}on\b",
+              r"\bonly as (safe|good|reliable|strong|durable|correct|sound) as\b",
+              r"\b(must|has to|have to|needs? to|requires?|is required to)\b (\w+ ){0,3}(exact|exactly|"
+              r"identical|byte for byte|byte identical|the very same|the same) (\w+ ){0,3}(body|"
+              r"bodies|params|parameters|payload|request|arguments|args|amount|fields)\b",
+              r"\b(needs?|requires?|relies on|depends on|assumes?)\b (\w+ ){0,3}(lease|lock|single "
+              r"owner|one owner|mutex|leader|fencing)\w*"),
     "cost": (r"\b(real|actual|full|extra|additional) (provider |psp |api )?(requests?|calls?|round "
              r"?trips?|charge attempts?)\b", r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
@@ -546,6 +575,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"\b(journal|log|database|table|outbox) (grows|gets bigger|size)",
              r"\bwait\w* (on|for) (the |a |one )?(\w+ )?(write|commit|fsync|disk|journal|"
              r"database|db|provider|lookup)", r"\bone more\b", r"\bextra\b",
+             # "a miss right after a crash should be re-checked": one more lookup (stop s13)
+             r"\b(re ?check\w*|check\w* again|search\w* again|look\w* (it |them )?up again)\b",
              r"\badditional\b", r"\b(is|are|gets) (a bit |a little |little bit |somewhat )?"
              r"slow",
              # issue 17 HELDOUT8: a lag, a stated wait, what the customer sees
@@ -578,6 +609,9 @@ CLAIMS["timeless"] = (
     r"\b(dedup\w*|idempotency|keys?|tokens?)\b[^.;]{0,20}\b(has|have|with|carr(y|ies)) no (expiry|"
     r"expiration|ttl|time limit|retention limit|timeout|shelf life)\b|\bno (expiry|expiration|ttl|"
     r"time limit) (on|for) (the |its |our )?(keys?|dedup\w*|tokens?|idempotency)",
+    # "the key protects us however long the outage lasts" (stop s13 attacks)
+    r"\b(protects?|covers?|saves?|dedup\w*|holds?|works?|guards?)\b[^.;]{0,20}\b(however long|no "
+    r"matter how long|whatever the length of|regardless of how long)\b",
     # "even if the worker only comes back days later, resending is safe" (stop s12 attacks)
     r"\b(days?|weeks?|months?) (later|afterwards|after)\b[^.;]{0,60}\b(re ?send\w*|re ?tr\w*|retry\w*)"
     r"[^.;]{0,20}\b(is |are |stays? |remains? )?(safe|fine|harmless|ok|okay)\b",
@@ -808,6 +842,23 @@ _RESEND = (r"\b(re ?send\w*|re ?sent|re ?tr(y|ies|ied|ying)|(sends?|sent|sending
            r"replay\w* (the |its |that )?(request|call|charge|http call|post))")  # s13 attacks
 _YOUNG = (r"\b(while|within|under|inside|less than|younger than|as long as|before|below|short of|"
           r"fresher than|newer than|more recent than)\b")
+#: A lookup's miss said to prove the charge never happened, then resent ("nothing under that
+#: key: the charge never happened, so resend it", "a not-found is final, the agent resends"):
+#: true only while the provider still keeps the key. Read by :func:`_out_of_scope` only when
+#: the resume field bounds nothing by age, or when the sentence itself is about a late resume
+#: ("by then", "past 24 h"); a client reference (kept for good) is not read (issue 17, s13).
+_MISS_AS_PROOF = (
+    r"\b((the |that |this |our )?(charge|payment|request|call|it|order)s? (never|did not|didn't|"
+    r"has not|hasn't|had not|hadn't) (happened|happen|went through|go through|gone through|took "
+    r"effect|take effect|reached|landed|arrived)|(a |the |an )?(not found|miss|404|empty (answer|"
+    r"result|lookup|search)|no (match|hit|record))s? (is|are|means|proves|counts as) (final|proof|"
+    r"conclusive|definitive|authoritative|certain)\b)[^.;]{0,40}" + _RESEND)
+#: A resume field bounding its resend by age or retention, and the late case said as "by then".
+_AGE_BOUND = re.compile(r"\b(24 ?h\w*|24 hours?|\d+ ?(h|hours?|days?)\b|retention|ttl|a day|one "
+                        r"day|older|younger|age\b|expir\w*|window|escalat\w*|operator)")
+_LATE_SAID = re.compile(r"\bby then\b|\b(past|after|beyond|older than|over|outside)\b[^.;]{0,20}"
+                        r"(24 ?h\w*|24 hours?|a day|one day|retention|the window|ttl)")
+_A_REFERENCE = re.compile(r"\b(reference|ref|metadata|client ref\w*)\b")
 QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "checkpoint": (
         # the intent written once the call has returned or been accepted (stop s12 attacks)
@@ -848,6 +899,12 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"payment|request|answer|it|psp|stripe|gateway|processor|bank)\w*(?! (is|has been|was|are) (durable|written|journaled|"
          r"committed|persisted|on disk|stored|saved|fsynced|recorded|safe))", Checkpoint.RESULT_ONLY, "the intent is written only "
          "after the call"),
+        # issue 17 HELDOUT17 (stop s13): the intent made durable only once the provider has
+        # answered ("we only flush it to disk after the provider has confirmed the charge")
+        (r"\bonly (flush|fsync|sync|commit|persist|write)\w* (it |them |the intent |the journal |the "
+         r"log |the row |the file )?(to disk |to the disk |durably )?(after|once|when) (the )?"
+         r"(provider|psp|call|charge|payment|response|reply|answer|bank|gateway|api|stripe)\w*",
+         Checkpoint.RESULT_ONLY, "the intent is made durable only after the call"),
         (r"\bonly (write|record|journal|persist|save|store|commit|insert)\w* (to (the |our )?(journal|"
          r"log|db|database|disk|table|store) )?(anything |it |the "
          r"intent |the row )?(after|once|when)", Checkpoint.RESULT_ONLY, "written only after "
@@ -862,6 +919,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "the record is written only when the call returns"),
         (r"\bintent\w* (as soon as|once|when|after) the (response|answer|reply|result|provider|"
          r"call)", Checkpoint.RESULT_ONLY, "the intent is written when the response arrives"),
+        (r"\b(intent|row|record|entry)\w*[^.;]{0,40}\b(in|within) the same (commit|transaction|"
+         r"write|insert|batch) as the (provider's |psp's |api's |bank's )?(answer|reply|response|"
+         r"result|receipt|outcome)", Checkpoint.RESULT_ONLY,
+         "the intent is written together with the result"),  # stop s13 attacks
         (r"together with the (result|response|outcome|answer)", Checkpoint.RESULT_ONLY,
          "the intent is written together with the result"),
         (r"\bintent\w*\b[^.;]{0,60}\b(together|in one transaction|in the same transaction|in a single "
@@ -1019,7 +1080,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (r"\b(plus|more|and|with|append\w*|add\w*|concatenat\w*|suffix\w*|salt\w*|mix\w* in)"
          r"( to it| it with)? (a |an |one )?(fresh |new |random |unique )*(random\w*|uuid ?4|uuid|"
          r"nonce|guid|salt)\b(?![^.;]{0,40}\b(once|stored|journal\w*|persist\w*|saved|kept|reused|"
-         r"read back|same))", Idempotency.RANDOM_PER_ATTEMPT, "a random part is added to the key"),
+         r"read back|same|one time|inside (the |its |that )?intent|in (the |its |that )?intent|"
+         r"intent (record|row|entry)))", Idempotency.RANDOM_PER_ATTEMPT,
+         "a random part is added to the key"),
         (r"\bhash\(\(|\bstr\(hash\(|\bpython'?s? (built ?in )?hash\b|\bpythonhashseed\b|\bbuilt ?in "
          r"hash\b", Idempotency.RANDOM_PER_ATTEMPT,
          "Python's hash() is salted per process: a restarted process makes another key"),
@@ -1054,6 +1117,19 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"rebuil)\w*|\b(recomput|recalculat|re ?deriv|rebuil)\w*[^.;]{0,40}\bfrom (the |a )?(fresh|"
          r"new|current|latest|updated)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the key is recomputed from inputs that changed"),
+        # stop s13 attacks: the attempt count in words ("how many times we have tried so
+        # far"); a secret or salt in the key renewed at every process start
+        (r"\bhow many (times|attempts|tries|retries)\b|\b(number|count) of (attempts|tries|"
+         r"retries|times we)\b|\b(attempt|retry|try) (ordinal|sequence|serial|seq)\b",
+         Idempotency.RANDOM_PER_ATTEMPT,
+         "the attempt number is part of the key"),
+        (r"\b(secret|salt|seed|pepper|nonce)s?\b[^.;]{0,40}\b(rotated|regenerated|changed|renewed|"
+         r"re ?drawn|reset|new)\b[^.;]{0,30}\b(every|each|at|on|per|with (each|every)) (process "
+         r"|worker |service |pod )?(start|restart|boot|deploy|startup|launch)\w*",
+         Idempotency.RANDOM_PER_ATTEMPT, "the key changes when the process restarts"),
+        (r"\b(changes?|is new|is bumped|differs|is regenerated) (with|on|at|after|for) (every|each|a|"
+         r"any) (deploy\w*|re ?deploy\w*|restart\w*|release|boot|reboot|process start|upgrade)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a part of the key changes when the worker restarts"),
         (r"(attempt|retry|try) (number|counter|count|index|no)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the attempt number is part of the key"),
         (r"\b[a-z]\w*\.(attempt|retry count|retries|try count|attempt number)\b",
@@ -1069,11 +1145,30 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # request_sent_at)") or in words ("hashed with the time the request is sent")
         (r"\([^()]{0,60}\b(sent|send|sending|request|requested|dispatch\w*|attempt\w*|retry|"
          r"retried|call|called|issued|submitted|posted) ?(at|time|ts|timestamp|date|moment|"
-         r"epoch)\b[^()]{0,40}\)|\b(of|from|includes?|including|plus|and|with) (the )?(time|"
+         r"epoch)\b[^()]{0,40}\)|\b(of|from|includes?|including|plus|and|with) (the )?(wall ?clock |"
+         r"current |exact )?(time|"
          r"moment|instant|timestamp|clock time|second|minute)s? (when |at which |that )?(the |a "
          r"|each |this )?(request|call|charge|attempt|retry|it) (is |was |gets |got )?(sent|made|"
-         r"issued|dispatched|fired|submitted|posted|goes out|leaves)\b",
-         Idempotency.RANDOM_PER_ATTEMPT, "the time of the send is part of the key"),
+         r"issued|dispatched|fired|submitted|posted|goes out|leaves)\b|\bthe (wall ?clock |current |"
+         r"exact )?(time|moment|instant|second|minute|timestamp) (when|at which) (the |a |each |this )?"
+         r"(request|call|charge|attempt|retry|it) (is |was |gets |got )?(sent|made|issued|"
+         r"dispatched|fired|submitted|posted|goes out|leaves)\b",  # "+ the second at which it
+         Idempotency.RANDOM_PER_ATTEMPT, "the time of the send is part of the key"),  # goes out"
+        # issue 17 HELDOUT16/17 (stop s13): the hashed payload carries the clock ("key =
+        # md5(run + step + body)  # body includes 'requested_at': time.time()"), and a new
+        # identifier per attempt with a word between ("a new UUID per HTTP attempt"); a time
+        # said to be journaled or fixed once is not read
+        (r"\b(body|payload|args|arguments|params|parameters|request|data|inputs?|json|dict)\b"
+         r"[^;\n]{0,40}\b(includes?|including|contains?|carr(y|ies)|has|holds?|with|plus)\b[^;\n]"
+         r"{0,40}(time\.time|time\.monotonic|now\(\)|utcnow|datetime\.now|the current time|the "
+         r"(send|request|attempt|call) (time|timestamp)|(requested|sent|sending|attempted) at\b)"
+         r"(?![^.;]{0,40}\b(once|stored|journal\w*|persist\w*|saved|kept|frozen|fixed)\b)",
+         Idempotency.RANDOM_PER_ATTEMPT, "the hashed payload carries the time of the attempt"),
+        (r"\b(fresh|new|random|different|another)\b (\w+ ){0,3}(uuid|key|id|number|reference|token|"
+         r"nonce|value)s?\b[^.;]{0,60}\b(per|on every|for every|for each|with each|at each|on each|"
+         r"in each|every|each) (http|api|network|physical|individual|single|delivery|send|transport)"
+         r" (attempt|retry|try|request|call)s?\b", Idempotency.RANDOM_PER_ATTEMPT,
+         "a new key on every attempt"),
         (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
          r"\b[^.;]{0,60}\b(timestamp|current time|time\.time|now\(\)|"
          r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
@@ -1158,11 +1253,12 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (rf"\b(after|past|beyond|outside|older than|over|at least)\b[^.;]{{0,20}}{_RETENTION}[^.;]"
          rf"{{0,40}}\b(still|also|just|simply|again|too) {_RESEND}", Resume.BLIND_RETRY,
          "the resend goes out past the key's retention"),
-        (rf"({_RESEND}|\b(charge|bill|pay|submit|post|fire|send)\w* (it |them )?again)[^.;]{{0,60}}"
+        (rf"({_RESEND}|\b(charge|bill|pay|submit|post|fire|send)\w* (it |them )?again)[^.;]{{0,90}}"
          rf"\b(no matter (how old|how long|when|the age|its age|how stale|how late)|"
          rf"regardless of (the |its )?(age|how old|how long|when)|however (old|long ago|stale|"
          rf"late|aged|dated)|at any (time|point|moment)|"
-         rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely)",
+         rf"whatever (the |its )?age|at any age|of any age|however late|forever|indefinitely|"
+         rf"however long (that|it|this) (takes|lasts))",
          Resume.BLIND_RETRY, "the resend goes out at any age, past the key's retention"),
         # a miss never resent, even inside the retention; a lookup that refunds and fails the
         # run (stop s12 attacks)
@@ -1195,6 +1291,27 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          rf"{_RESEND}[^.;]{{0,40}}\b(too|as well|also|anyway|all the same|regardless|the same "
          rf"way)\b",
          Resume.BLIND_RETRY, "both branches of the age test resend"),
+        # issue 17 HELDOUT16 (stop s13): resends scheduled past the retention ("retry queue
+        # with exponential backoff (max 48h), resend with the same key each time", "keep
+        # retrying for three days"): the last resends go out after the key is forgotten
+        (rf"{_RESEND}[^.;]{{0,60}}\b(max|maximum|up to|for up to|at most|for|over|during|until)\b "
+         r"(about |roughly |around )?((2[5-9]|[3-9]\d|\d{3,}) ?(h|hrs?|hours?)\b|(\d+|two|three|"
+         r"four|five|six|seven|several|a few|many) (days?|weeks?)\b|a week\b|weeks\b)",
+         Resume.BLIND_RETRY, "the resends go on past the key's retention"),
+        # stop s13 attacks: a resend said to go out at a late moment too ("resend with the
+        # same key, whether the worker comes back in a minute or the next morning")
+        (rf"{_RESEND}[^.;]{{0,80}}\b(whether|if|when|even if|even when|or|be it)\b[^.;]{{0,60}}\b(next "
+         r"(morning|day|week)|tomorrow|(days?|weeks?) (later|since|after)|after a (weekend|week|long "
+         r"outage)|over the weekend)\b(?![^.;]{0,40}\b(operator|escalat\w*|human|ticket|manual\w*|instead|not|"
+         r"never)\b)", Resume.BLIND_RETRY, "the resend goes out at a late moment too, past the "
+         "key's retention"),
+        (r"\b(do not|don't|never|without|doesn't|does not) (look\w* at|check\w*|consider\w*|care "
+         r"about|regard\w*|tak\w* into account) (how old|the age|its age|the intent'?s age|how long "
+         r"ago)", Resume.BLIND_RETRY, "the resend ignores the intent's age, past the key's "
+         "retention"),  # stop s13 attacks: "we do not look at how old the intent is"
+        (_MISS_AS_PROOF, Resume.BLIND_RETRY,
+         "a miss is taken as proof at any age: past the retention the provider has forgotten the "
+         "key"),
         (r"\b(re ?send|retr|send again|charge again)\w*[^.;]{0,60}\bwhatever (the |its )?"
          r"(answer|result|response|reply|lookup|outcome|provider)", Resume.BLIND_RETRY,
          "the resend does not depend on the lookup"),
@@ -1261,6 +1378,15 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
          r"except)\b)(?(1)|(?= (\w+ ){0,2}((on|during|while|when|after|upon|in|at) (a |the |any )?"
          r"(recover\w*|resum\w*|restart\w*|crash\w*|reboot\w*)|at all)\b))",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "the provider is never asked"),
+        # issue 17 HELDOUT16 (stop s13): a bare "we never resend a payment automatically" (the
+        # sentence ends there: "never resend without asking", "past 24 h we never resend" are
+        # not read) in a field that then resends
+        (r"(?:^|(?<=[.;\n]))\s*(we |it |the run |the worker |the agent |the system )?(never|do not|"
+         r"don't|does not|doesn't|will not|won't) (re ?send|retry|resubmit|re ?charge|charge again)\w* (a |the |any )?"
+         r"(payment|charge|call|request|it)?s?( again)?( automatically| on (our|its) own| by "
+         r"(itself|ourselves))?\s*(?=[.;\n]|$)",
+         frozenset({Resume.REPLAY_AND_LOOKUP, Resume.RETRY_WITHIN_RETENTION, Resume.BLIND_RETRY}),
+         "a payment is never resent"),
         (r"\bno need (to|for) (\w+ ){0,4}(the )?(look ?up|lookup|reconcil\w*|status|search)\w*",
          frozenset({Resume.REPLAY_AND_LOOKUP}), "no lookup is needed"),
         (r"\b(lookups?|look ups?|checks?|quer(y|ies)|reconciliation)s? (is |are |gets |get )?(often "
@@ -1417,6 +1543,10 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
     if field_name == "resumeProtocol" and _A_MISS.match(m.group(0)) and _LATE_CASE.search(
             t[max(0, m.start() - 120):m.start()]):
         return True  # "resumed 25 h later? same lookup; if not found do not resend, escalate"
+    if field_name == "resumeProtocol" and m.re.pattern == _MISS_AS_PROOF and (
+            _A_REFERENCE.search(t) or (_AGE_BOUND.search(t) and not _LATE_SAID.search(
+                t[max(0, start - 60):end]))):
+        return True  # a miss bounded by age elsewhere in the field, or a reference searched
     if _REJECTED_ALTERNATIVE.search(sentence):
         return True
     line_end = t.find("\n", m.end())
@@ -1445,6 +1575,12 @@ _NEXT_STEP = re.compile(r"\b(the )?(booking|book|room|next|second|following|late
 
 
 
+#: A negative pronoun as the subject of the clause before a qualifier ("nothing is held only in
+#: memory", "nobody keeps it in RAM"): the qualifier is denied (issue 17, HELDOUT17).
+_NOTHING_IS = re.compile(r"\b(nothing|none|no one|nobody)\b (is|are|was|gets|stays|remains|keeps?|"
+                         r"holds?|lives?)( \w+){0,2}\s*$")
+
+
 def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
     """The first qualifier of ``field_name`` in ``t`` that is not itself negated."""
     scope = _A_MISS.sub(lambda m: "x" * len(m.group(0)), t) if field_name == "resumeProtocol" \
@@ -1454,6 +1590,8 @@ def _qualifier(field_name: str, t: str) -> tuple[str, str, str] | None:
             if _out_of_scope(field_name, t, m):
                 continue
             first = m.group(0).split()[0]
+            if field_name == "checkpoint" and _NOTHING_IS.search(t[:m.start()]):
+                continue  # "nothing is held only in memory across the call"
             if first in _NEGATORS or first.endswith("n't") or not _negated(scope, m.start(), 4):
                 return str(choice), m.group(0), why
     return None
@@ -1528,7 +1666,7 @@ _BUZZ = re.compile(r"\b(write ahead|wal|journal\w*|outbox\w*|event sourc\w*|chec
 #: What makes a sentence a design rather than a list: an order, a condition, a composition.
 _PREDICATE = re.compile(r"\b(before|after|then|when|whenever|once|until|till|if|unless|prior|"
                         r"ahead|while|from|per|each|every|only|again|never|no|not|at|via|into|"
-                        r"against|derived|made|built|computed|reused|unchanged|stays|kept|stored|"
+                        r"against|derived|made|built|computed|reused|unchanged|stays|kept|stored|invariant|"
                         r"written|sent|carried|read)\b|\bacross (all |every |the )?(retr|attempt|tries|"
                         r"restart|resend)|\bby (the |its |that |our |a )?(\w+ )?(key|reference|ref|id|"
                         r"token)\b|\w\(|=|[;:]")
@@ -1655,9 +1793,25 @@ _CHANGED = re.compile(r"\b(changed|dropped|replaced|wrong|fixed|no longer|now|in
                       r"removed|corrected|revised|scrapped|abandoned|mistake)\b", re.I)
 
 
+#: An incident told before its fix ("Root cause: the retry loop minted a new key. Remediation:
+#: ...", "Summary: we snapshotted state ... Action: journal every intent"): the design is what
+#: follows the fix's label (issue 17, HELDOUT17).
+_INCIDENT = re.compile(r"\b(root cause|incident|post ?mortem|what went wrong|summary|problem|"
+                       r"before the fix)\b[^:\n]{0,40}:", re.I)
+_REMEDY = re.compile(r"\b(remediation|action items?|actions?|fix|the fix|resolution|going forward|"
+                     r"from now on|after the fix)\b[^:\n.]{0,12}:", re.I)
+
+
 def without_drafts(text: str) -> str:
     """``text`` without its sentences about a draft the learner says they changed
-    (:data:`_DRAFT`); anything else unchanged."""
+    (:data:`_DRAFT`), and without an incident told before its remediation (:data:`_INCIDENT`,
+    then :data:`_REMEDY`: only what follows the remedy's label is read); anything else
+    unchanged."""
+    if isinstance(text, str):
+        incident = _INCIDENT.search(text)
+        remedy = _REMEDY.search(text, incident.end()) if incident else None
+        if remedy:  # the old design is cut off: nothing left to read as a draft
+            return text[remedy.end():].strip()
     if not isinstance(text, str) or not _DRAFT.search(text):
         return text
     sentences = re.split(r"(?<=[.!?\n])\s*", text)
@@ -1754,6 +1908,11 @@ def read_vocabulary(field_name: str, text: str) -> Reading:
                                                   f"works (only {len(t.split())} word(s)): "
                                                   f"{QUESTIONS[field_name]}")
     within = resend_within_retention(t) if field_name == "resumeProtocol" and not short else None
+    if within is not None and denial(field_name, t, str(Resume.REPLAY_AND_LOOKUP)):
+        # "Stripe has no lookup by key, so we reconcile the Stripe way: repeat the identical
+        # POST while the intent is under 24 h old" (issue 17, HELDOUT17): the field's own
+        # denial says its "reconcile" is the resend, not a lookup
+        hits = [h for h in hits if h[2].choice is not Resume.REPLAY_AND_LOOKUP]
     if within is not None and not any(h[2].choice is Resume.REPLAY_AND_LOOKUP
                                       and h[1] < within.start() for h in hits):
         return Reading(field_name, text, str(Resume.RETRY_WITHIN_RETENTION), within.group(0))
@@ -1841,6 +2000,7 @@ _PAST_IT = re.compile(
     rf"(\b(past|beyond|after|over|older than|outside|once|at least)\b[^.;]{{0,40}}({_RETENTION}|"
     r"\bit\b|\bthat\b|\bthis\b|\bthen\b|expir\w*)|\b(otherwise|else|older|staler|stale)\b)[^.]{0,160}\b(escalat\w*|operators?|humans?|manual\w*|ticket|alert\w*|"
     r"on ?call|a person|someone|support|ops|hand\w* (it |the run |them )?(over |to )|"
+    r"\w+(human|operator)s?\b|\w+escalat\w*|"  # a code name: "raise NeedsHuman(intent)"
     r"park\w*|flag\w*|uncertain|unsafe|review|look\w* (\w+ ){0,3}up|lookup|(don't|do not|never|no longer|"
     r"not|no|stops?|stop) (\w+ )?(re ?send\w*|resent|retr\w*))")
 
@@ -1893,6 +2053,13 @@ def _resends_when_young(t: str) -> Iterator[re.Match[str]]:
             at = m.start() + 1
 
 
+#: A resend said as the same request made again ("present the same cheque again", "repeat the
+#: identical POST"), read as a resend by :func:`resend_within_retention` only (issue 17, s13).
+_SAID_AGAIN = re.compile(r"\b(present|post|place|issue|fire|repeat|make|submit)\w* (the |it |that )?"
+                         r"(same |identical |exact |very same )?(\w+ ){0,2}again\b|\brepeat\w* (the )?"
+                         r"(identical|same|exact) (\w+ ){0,2}(post|request|call|charge|payment)\b")
+
+
 def resend_within_retention(t: str) -> re.Match[str] | None:
     """A resend with the same key said to depend on the intent's age ("we resend with the same
     key while it is under 24 h old; past that we open a ticket"), read only when the answer also
@@ -1900,6 +2067,9 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
     resend with nothing said past the retention is a blind retry. ``t`` is normalised text."""
     t = _ages_as_retention(t)
     t = _CODE_SEND.sub(lambda m: "resend".ljust(len(m.group(0))), t)  # "send(intent) # same key"
+    t = _SAID_AGAIN.sub(lambda m: "resend".ljust(len(m.group(0))), t)  # "present it again"
+    if re.search(r"\b(a|one|about a|for a) day\b", t):  # "once for about a day ... within
+        t = re.sub(r"\b(that|the) day\b", "24h    ", t)  # that day ... after the day"
     if not re.search(_RETENTION, t):
         return None
     t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
@@ -1985,6 +2155,21 @@ _NOBODY_NEEDED = re.compile(r"\b(nobody|no one|no human|no operator|no person|no
 #: attacks); "an operator steps in" is not.
 _KEPT_OUT = re.compile(r"\w+ (\w+ ){0,2}(stay|stays|stayed|are kept|is kept|remain|remains|kept|keep|"
                        r"keeps) (\w+ )?out of\b")
+#: The same denial with an aside between its subject and its verb ("no crash, however long the
+#: outage, ever needs a person"), read on the sentence up to the claim (issue 17, stop s13).
+_NO_SUBJECT_ASIDE = re.compile(r"\b(no|not a single|not one|none of the) (\w+ ){0,1}\w+, [^.;:,]"
+                               r"{0,50}, (ever |will |would |can |could )?((needs?|requires?|"
+                               r"reach\w*|involv\w*|waits? for|goes to|ends? up (with|in|at)|lands? "
+                               r"(with|in|at))\b[^.;:,]*)?$")
+
+
+#: A cause denied with its subject: "no window between the write and the reply can produce a
+#: second charge", "nothing in this design leads to a lost payment" (issue 17, stop s13).
+_NO_CAUSE = re.compile(r"\b(no|not a single|not one|none of the|nothing)\b [^.;:]{0,60}?\b(can|could|"
+                       r"will|would|does|do|ever)? ?(produces?|causes?|leads? to|results? in|creates?|"
+                       r"triggers?|gives?)\s(\w+ )?$")
+
+
 #: A duplicate named as what something refuses or lets through ("nothing at the provider
 #: refuses a second charge", "the provider accepts a second charge under one reference"): the
 #: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
@@ -2029,6 +2214,15 @@ _KEPT = re.compile(r"\b(doesn't|does not|won't|will not|can't|cannot|didn't|did 
                    r"of|remove|eliminate|do away with|take away|replace)\b")
 
 
+#: Late or all recoveries said to settle themselves ("late recoveries are handled automatically
+#: like any other"): a denial that any run is left for a person (stop s13 attacks).
+_SETTLES_ITSELF = re.compile(r"\b(late|old|older|every|all|any)( \w+)? (recover\w*|intents?|runs?|"
+                             r"crash\w*|resum\w*|cases?)( \w+)? (is |are |gets? )?(handled|settled|"
+                             r"resolved|recovered|closed|finished) (fully |completely )?"
+                             r"(automatically|on (its|their) own|by (itself|themselves)|without "
+                             r"(a |any )?(human|person|operator))")
+
+
 def read_claims(text: str) -> Claims:
     t = normalise(text.replace("!=", " is not "))  # "unknown != never charged
     t = _KEPT.sub(lambda m: "keeps".ljust(len(m.group(0))), t)
@@ -2047,9 +2241,14 @@ def read_claims(text: str) -> Claims:
             if any(a <= m.start() < b for a, b in unseen):
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
+            # the sentence up to the claim (from its last '.', ';' or ':')
+            before = t[max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
+                           t.rfind(":", 0, m.start())) + 1:m.start()]
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
                     or (cat == "stuck" and (_NOBODY_NEEDED.search(clause) or _KEPT_OUT.match(
                         _CLAUSE.split(t[m.start():])[0])))
+                    or _NOTHING_IS.search(clause)  # "nobody is ever paged" (stop s13 attacks)
+                    or _NO_SUBJECT_ASIDE.search(before) or _NO_CAUSE.search(before)
                     or (cat != "limit" and _DENIED_AFTER.search(after))):
                 denied.add(cat)
                 continue
@@ -2077,6 +2276,9 @@ def read_claims(text: str) -> Claims:
                   and not _MODAL.search(_sentence(t, m))):
                 asserted.add(cat)  # "if the worker crashes in W3 ..., the customer gets charged
                 # twice": the sweep's own crash, said to charge twice (stop s12 attacks)
+    for m in _SETTLES_ITSELF.finditer(t):
+        if not _HYPOTHETICAL.search(_CLAUSE.split(t[:m.start()])[-1]):
+            denied.add("stuck")  # "late recoveries are handled automatically"
     raw = text[:MAX_CHARS].lower()
     for a, b in re.findall(r"\bw([1-5])\s*(?:-|\u2013|\u2014|\.\.|to|through|until)\s*w?([1-5])",
                            raw):
@@ -2233,7 +2435,8 @@ def volatile_before_call(t: str) -> str:
     clauses = [c for c in re.split(r"[.;\n,()]", head) if not _OF_REPLY.search(c)]
     if any(_DURABLE_PLACE.search(c) for c in clauses):
         return ""
-    return next((m.group(0) for c in clauses for m in [_VOLATILE.search(c)] if m), "")
+    return next((m.group(0) for c in clauses for m in [_VOLATILE.search(c)] if m  # "nothing
+                 and not _NOTHING_IS.search(c[:m.start()])), "")  # stays only in RAM": denied
 
 
 _CODE_CALL = re.compile(r"(\w+\.)+(charge|call|pay|post|send|book|create|request)\w*\(")
