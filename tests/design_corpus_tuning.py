@@ -4318,4 +4318,165 @@ TUNING: list[Entry] = [
                           "with the same key; older goes to an operator.",
         "failureMode": "Past 24 h an operator settles open charges."},
      {"passed": True, "why": "the key is made once and journaled", "voice": "terse"}),
+    # t28-attack-*: a stranger's attack on the reader fitted to HELDOUT18/19 (stop s13): 14
+    # outlines, 8 wrong verdicts (5 bad ones passing), fixed by class
+    ("t28-attack-bad-resend-after-long-weekend", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; a miss is resent with the same key, "
+                          "even if the worker only returns after a long weekend.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "a resend after a long weekend: past 24 h a duplicate",
+      "voice": "attack"}),
+    ("t28-attack-bad-resend-when-ops-restarts-monday", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Whenever the service comes back, be it minutes or days later, open "
+                          "intents the provider cannot find are resent with their key.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "a resend days later: past 24 h a duplicate", "voice": "attack"}),
+    ("t28-attack-bad-key-includes-worker-boot-id", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + the worker's boot id, so keys never collide "
+                       "across machines.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                       "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the boot id changes on restart: a new key after the crash",
+      "voice": "attack"}),
+    ("t28-attack-bad-key-salted-per-dispatch", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "sha256(run_id, step, payload, salt) where the salt is drawn fresh "
+                       "each time the dispatcher fires the request.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "a fresh salt per dispatch: a new key every attempt",
+      "voice": "attack"}),
+    ("t28-attack-bad-fm-late-recoveries-self-heal", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "One extra write per call; even a resume two days later sorts itself "
+                       "out without anyone's help."},
+     {"passed": False, "why": "past 24 h the design escalates: 'without anyone's help' is false",
+      "voice": "attack"}),
+    ("t28-attack-bad-fm-provider-never-forgets", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Every open intent is resent with its key on restart.",
+        "failureMode": "An extra write per call; the provider's memory of a key outlasts any "
+                       "outage we could have."},
+     {"passed": False, "why": "a blind resend; the key is forgotten after 24 h", "voice": "attack"}),
+    ("t28-attack-bad-intent-after-dispatch-sideways", {
+        "checkpoint": "The request is handed to the HTTP client, and while it is in flight we "
+                      "record the intent; the result is stored when it lands.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the intent is written after the call left: W2 loses it",
+      "voice": "attack"}),
+    ("t28-attack-bad-escalate-all-hand-to-finance", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "An intent with no outcome is never touched by the worker; finance "
+                          "gets a ticket for each one and reconciles it against the PSP.",
+        "failureMode": "Finance has to reconcile by hand."},
+     {"passed": False, "why": "every open intent goes to a person, even inside the retention",
+      "voice": "attack"}),
+    ("t28-attack-good-unusual-words-ledger-first", {
+        "checkpoint": "Before money moves, a 'pending' line goes into our ledger table and is "
+                      "committed; the PSP call comes after, and its answer replaces the "
+                      "pending line.",
+        "idempotency": "The dedup token is the ledger line's natural key: run, step, body hash. "
+                       "Rebuilt identically on any retry.",
+        "resumeProtocol": "Pending lines are checked against the PSP by token. Known there: "
+                          "copy the answer. Unknown and less than a day old: send again with "
+                          "the token. Older: freeze the run and open a ticket.",
+        "failureMode": "A ticket per pending line older than a day, and a PSP read per "
+                       "pending line on restart."},
+     {"passed": True, "why": "intent, derived key, lookup, young resend, escalate",
+      "voice": "attack"}),
+    ("t28-attack-good-actor-mailbox", {
+        "checkpoint": "The payment actor persists a ChargeIntended event (with its key) and "
+                      "only then messages the gateway; ChargeSucceeded is persisted on reply.",
+        "idempotency": "Key = hash of actor id, sequence number and payload; the same on every "
+                       "replay.",
+        "resumeProtocol": "On restart the actor replays its events; a ChargeIntended with no "
+                          "outcome is queried at the gateway by key; absent and within 24 h it "
+                          "is sent again with that key; beyond that the actor waits for an "
+                          "operator.",
+        "failureMode": "Beyond 24 h the actor waits for an operator even when nothing was "
+                       "charged."},
+     {"passed": True, "why": "intent event, derived key, lookup then young resend, escalate",
+      "voice": "attack"}),
+    ("t28-attack-good-terse-checklist", {
+        "checkpoint": "1) persist intent+key 2) call 3) persist outcome",
+        "idempotency": "key = f(run, step, args), deterministic",
+        "resumeProtocol": "open intent -> query provider by key -> hit: record; miss <24h: "
+                          "same-key resend; miss >=24h: escalate",
+        "failureMode": "escalation past 24h; one query per open intent"},
+     {"passed": True, "why": "the whole safe design in arrows", "voice": "attack"}),
+    ("t28-attack-good-fm-plain-cost-bookkeeping", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "tradeOff": "More bookkeeping: every charge leaves two rows behind, and someone has to "
+                    "sort out the ones stranded past a day."},
+     {"passed": True, "why": "true costs said plainly", "voice": "attack"}),
+    ("t28-attack-bad-resend-ignores-clock", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; when the provider says it has "
+                          "nothing, we resend with the same key, no matter what the clock says.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "the resend ignores the intent's age: past 24 h a duplicate",
+      "voice": "attack"}),
+    ("t28-attack-bad-key-new-on-restart-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Each worker process stamps its own key on a charge when it picks the "
+                       "step up; within one process retries keep it.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "a restarted worker stamps another key: the lookup misses and "
+      "the resend charges twice", "voice": "attack"}),
+    # a second round of the attack (4 outlines, 2 bad ones passing, fixed by class)
+    ("t28-attack-bad-resend-following-day", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; a miss is resent with the same key, "
+                          "including when we only get to it the following day.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "a resend the following day", "voice": "attack"}),
+    ("t28-attack-bad-key-includes-retry-count-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, with the number of tries so far "
+                       "appended so each try is traceable.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the try count changes the key", "voice": "attack"}),
+    ("t28-attack-bad-fm-no-human-ever", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "One extra write per call, and recovery is fully hands-off at any age."},
+     {"passed": False, "why": "past 24 h it escalates: hands-off is false", "voice": "attack"}),
+    ("t28-attack-good-plain-words", {
+        "checkpoint": "We note down what we are about to charge, and make sure that note is "
+                      "safely on disk, before we ask the bank for money; the bank's answer is "
+                      "noted after.",
+        "idempotency": "The charge carries a label worked out from the run and the step, so "
+                       "asking twice gives the same label.",
+        "resumeProtocol": "After a crash we ask the bank whether it knows that label; if it "
+                          "does we keep its answer; if not and the note is less than a day old "
+                          "we ask again with the same label; older notes go to a person.",
+        "failureMode": "Notes older than a day wait for a person, and each charge costs a disk "
+                       "write."},
+     {"passed": True, "why": "the whole safe design in plain words", "voice": "attack"}),
 ]
