@@ -4025,4 +4025,458 @@ TUNING: list[Entry] = [
         "failureMode": "Inside a day nobody is paged; past it an operator is paged for every "
                        "open charge."},
      {"passed": True, "why": "the page past 24 h is named", "voice": "attack"}),
+    # ------------------------------------------------------------------ t28 (stop s13): the
+    # classes HELDOUT18 and HELDOUT19 showed, in new words (measured before their fixes)
+    # a person asked "to" check the provider: the run waits, nothing is looked up
+    ("t28-bad-escalate-all-engineer-to-look", {
+        "checkpoint": "The intent is committed to the journal before the charge; the result "
+                      "after.",
+        "idempotency": "Key derived from run id, step and a payload digest, the same on every "
+                       "retry.",
+        "resumeProtocol": "Any intent without a result parks the run and we ask an engineer to "
+                          "look at the provider's dashboard.",
+        "failureMode": "Recovery is slower, but a double charge cannot happen."},
+     {"passed": False, "why": "every open intent waits for a person, even at once inside the "
+      "retention: stuck in W2-W4", "voice": "terse"}),
+    ("t28-bad-escalate-all-ops-to-verify", {
+        "checkpoint": "Intent row committed before the HTTP call, result row after.",
+        "idempotency": "hash(run_id, step, payload) as the Idempotency-Key, stable across "
+                       "retries.",
+        "resumeProtocol": "On restart an unresolved charge stops the run; we get ops to verify it "
+                          "with the PSP and they decide.",
+        "failureMode": "Ops load grows with every crash."},
+     {"passed": False, "why": "a person settles every open intent, even at once: stuck in W2-W4",
+      "voice": "terse"}),
+    ("t28-good-lookup-then-operator-to-check", {
+        "checkpoint": "The intent is committed to the journal before the charge; the result "
+                      "after.",
+        "idempotency": "Key derived from run id, step and a payload digest, the same on every "
+                       "retry.",
+        "resumeProtocol": "On resume the worker looks the open intent up at the provider by key; "
+                          "if it is missing and under 24 h old it resends with the same key; an "
+                          "older one goes to an operator to check the provider by hand.",
+        "failureMode": "Past 24 h an operator has to settle every open charge."},
+     {"passed": True, "why": "the runtime looks up; only past the retention a person checks",
+      "voice": "terse"}),
+    # a random key kept on a named in-process object: a restarted worker makes another
+    ("t28-bad-key-on-paymentcall-instance", {
+        "checkpoint": "Intent journaled and committed before the charge, result after.",
+        "idempotency": "key = uuid4() generated in the worker and held in the PaymentCall "
+                       "instance; the retry loop reuses that instance, so retries share it.",
+        "resumeProtocol": "Look the intent up by key; if missing and under 24 h, resend with the "
+                          "same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the key lives in the process: after a crash the new worker makes "
+      "another uuid, the lookup misses and the resend charges twice", "voice": "code"}),
+    ("t28-bad-key-on-session-object", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A random token created at dispatch and kept on the client session "
+                       "object, so in-process retries send it again.",
+        "resumeProtocol": "Look the intent up by key; if missing and under 24 h, resend with the "
+                          "same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the token is not in the intent: a restarted worker has another",
+      "voice": "terse"}),
+    ("t28-good-uuid-stored-in-intent-row", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A uuid generated once and stored in the intent row; every retry reads it "
+                       "back from there.",
+        "resumeProtocol": "Look the intent up by key; if missing and under 24 h, resend with the "
+                          "same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": True, "why": "the key is journaled with the intent", "voice": "terse"}),
+    # a resend said safe without condition, with no age bound anywhere in the field
+    ("t28-bad-resend-always-safe-stable-key", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; on a miss resend with the same key. "
+                          "Retrying is always safe since the key never changes.",
+        "failureMode": "A lookup round trip per open intent on recovery."},
+     {"passed": False, "why": "no age bound: past 24 h the key is forgotten and the resend "
+      "charges again", "voice": "terse"}),
+    ("t28-bad-resend-unconditionally-safe", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Replay; a charge the provider does not know is resent, and because of "
+                          "the key that is unconditionally safe.",
+        "failureMode": "A lookup round trip per open intent on recovery."},
+     {"passed": False, "why": "no age bound: past 24 h a duplicate", "voice": "terse"}),
+    ("t28-good-resend-safe-inside-the-day", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, identical on every retry.",
+        "resumeProtocol": "Look the open intent up by key; on a miss and within 24 h resend with "
+                          "the same key, which is always safe inside that window; older intents "
+                          "go to an operator.",
+        "failureMode": "Past 24 h an operator settles every open charge."},
+     {"passed": True, "why": "the safe resend is bounded by the retention", "voice": "terse"}),
+    # the time in an age test is not the time in the key
+    ("t28-good-age-test-elapsed-since-created", {
+        "checkpoint": "Insert the intent row (key, created_at) and commit before the HTTP call; "
+                      "store the response after.",
+        "idempotency": "key = sha1(run_id + step + body), the same on every attempt.",
+        "resumeProtocol": "For each open row, GET the charge by key. Found: store it. Not found "
+                          "and now() - created_at under 24 h: resend with key. Otherwise mark "
+                          "the run for an operator.",
+        "failureMode": "Rows older than 24 h wait for an operator."},
+     {"passed": True, "why": "now() is compared with the intent's age, not put in the key",
+      "voice": "sql"}),
+    ("t28-good-age-test-timestamp-younger-than", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; resend with that key only when the "
+                          "intent's timestamp is younger than the provider's 24 h retention, "
+                          "otherwise escalate to an operator.",
+        "failureMode": "An operator has to settle every charge left open past a day."},
+     {"passed": True, "why": "the timestamp is the intent's age", "voice": "terse"}),
+    ("t28-bad-key-hashes-now", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "key = sha1(run_id + step + now()), recomputed on every attempt.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the key; older goes to an operator.",
+        "failureMode": "Rows older than 24 h wait for an operator."},
+     {"passed": False, "why": "the current time is in the key: every attempt has a new one",
+      "voice": "code"}),
+    # a cost or limit said plainly: our own store's availability, a search that must be fresh,
+    # a run waiting for someone
+    ("t28-good-cost-journal-outage-stops-payments", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "tradeOff": "When our event store is unavailable no payment can start, since the intent "
+                    "must be written first."},
+     {"passed": True, "why": "a true limit: the journal gates every charge", "voice": "terse"}),
+    ("t28-good-cost-assumes-lookup-up-to-date", {
+        "checkpoint": "Journal the intent before sending, outcome after.",
+        "idempotency": "A client reference built from run id and step, kept by the provider "
+                       "with the charge.",
+        "resumeProtocol": "Search the provider by reference first; send only if nothing is "
+                          "found.",
+        "failureMode": "Assumes the provider's lookup is always up to date."},
+     {"passed": True, "why": "clean design; the search-freshness dependency is true",
+      "voice": "terse"}),
+    ("t28-bad-cost-fresh-search-blind-retry", {
+        "checkpoint": "Journal the intent before sending, outcome after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Any open intent is resent at once with its key, whenever we come "
+                          "back.",
+        "failureMode": "Needs a search that is never stale."},
+     {"passed": False, "why": "a blind resend: past 24 h a duplicate the failure mode does not "
+      "name", "voice": "terse"}),
+    ("t28-good-fm-waits-on-somebody", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "The weak spot is the late resume: past a day every half-done charge "
+                       "idles until somebody looks, and it waits on somebody even if nothing "
+                       "was sent."},
+     {"passed": True, "why": "the late escalation named as a wait for a person", "voice": "terse"}),
+    # a double charge named as what the design guards against or as the worse evil
+    ("t28-good-fm-guards-us-against-duplicate", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "A client reference from run id and step, stored by the provider.",
+        "resumeProtocol": "Search by reference first, always; send only if absent.",
+        "tradeOff": "One provider search per open intent on recovery; that search guards us "
+                    "against a double charge, so it must be accurate."},
+     {"passed": True, "why": "the duplicate is what the search prevents; the cost is true",
+      "voice": "terse"}),
+    ("t28-good-fm-duplicate-far-worse", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "tradeOff": "An extra durable write per call and operator time past a day; I'll pay "
+                    "that, a duplicate charge would be far worse."},
+     {"passed": True, "why": "the duplicate is the rejected alternative", "voice": "terse"}),
+    ("t28-bad-guarded-words-blind-retry", {
+        "checkpoint": "Intent journaled before the charge, result after.",
+        "idempotency": "Key derived from run id and step, the same on every retry.",
+        "resumeProtocol": "Every open intent is resent with its key straight away on restart, "
+                          "however long we were down.",
+        "tradeOff": "The key is what stands between us and a double charge; one extra write "
+                    "per call."},
+     {"passed": False, "why": "a resend at any age: past 24 h a duplicate", "voice": "terse"}),
+    # a call, not the key, said never sent
+    ("t28-good-fm-charges-that-never-went-out", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator is paged even for a request that was never sent."},
+     {"passed": True, "why": "'never sent' is of the request, not the key", "voice": "terse"}),
+    ("t28-bad-fm-key-never-sent", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator is paged; the key itself is never sent to the "
+                       "provider."},
+     {"passed": False, "why": "a key never sent is no key: contradicts the idempotency field",
+      "voice": "self-contradicting"}),
+    # the next sentence bounds the resend by the retention
+    ("t28-good-resend-next-sentence-safe-only-within", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "After a crash every open charge is sent again with its journaled key. "
+                          "This is safe only within the provider's 24 h key window; an intent "
+                          "older than that is not resent, it goes to an operator.",
+        "failureMode": "Past a day every open charge waits for an operator."},
+     {"passed": True, "why": "the resend is bounded by the retention in the next sentence",
+      "voice": "terse"}),
+    ("t28-bad-resend-next-sentence-no-late-branch", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "After a crash every open charge is sent again with its journaled key. "
+                          "This works because the provider remembers keys.",
+        "failureMode": "An extra write per call."},
+     {"passed": False, "why": "no age bound: past 24 h a duplicate", "voice": "terse"}),
+    # "the saga is parked": the saga named as the run, not a compensation; "instead of" negates
+    ("t28-good-saga-held-rather-than-rolled-back", {
+        "checkpoint": "The saga writes its outbox entry with the key before the dispatcher "
+                      "sends it; the receipt is journaled when it comes back.",
+        "idempotency": "Key derived from saga id, step and payload digest.",
+        "resumeProtocol": "An entry without a receipt is looked up by key; if missing and under "
+                          "24 h old it is re-sent with the same key. Older, the saga is held "
+                          "for an operator rather than rolled back.",
+        "failureMode": "A held saga blocks the booking until a human settles the charge."},
+     {"passed": True, "why": "lookup, young resend, escalate; the rollback is rejected",
+      "voice": "actor-or-saga"}),
+    ("t28-bad-saga-compensates-open-charge", {
+        "checkpoint": "The saga writes its outbox entry with the key before the dispatcher "
+                      "sends it; the receipt is journaled when it comes back.",
+        "idempotency": "Key derived from saga id, step and payload digest.",
+        "resumeProtocol": "An entry without a receipt fails the saga, which runs its "
+                          "compensations backwards: refund what has a receipt.",
+        "failureMode": "A failed saga refunds the customer."},
+     {"passed": False, "why": "fail and compensate: a charge sent but not recorded is never "
+      "refunded", "voice": "actor-or-saga"}),
+    # a draft and its replacement in one sentence
+    ("t28-good-draft-then-turn-in-one-sentence", {
+        "checkpoint": "My original plan stored only the result after the call, which loses a "
+                      "crash mid-call, so instead: the intent is committed to the journal before "
+                      "the call and the result after it.",
+        "idempotency": "I first tried a random key per request, but that is wrong. What I'd "
+                       "actually do: derive the key from run id, step and payload digest, the "
+                       "same on every attempt.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles every open charge."},
+     {"passed": True, "why": "the drafts are rejected; the final design is right",
+      "voice": "self-correcting"}),
+    ("t28-bad-draft-turn-to-result-only", {
+        "checkpoint": "My first idea was to commit the intent before the call, but that is an "
+                      "extra write, so instead: we write the result once the call returns.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles every open charge."},
+     {"passed": False, "why": "the final design writes only the result: W3/W4 lose the charge's "
+      "trace", "voice": "self-correcting"}),
+    # a negation inside a relative clause does not deny the main verb; a bare "never resend
+    # anything" beside a resend is a contradiction
+    ("t28-bad-contra-never-retry-anything-but-resent", {
+        "checkpoint": "Intent committed to the journal before the call; result after it.",
+        "idempotency": "A UUID made once per operation and stored with the intent.",
+        "resumeProtocol": "We don't retry anything. On restart, charges which the provider does "
+                          "not report are retried with the stored key.",
+        "failureMode": "Escalated runs need a human."},
+     {"passed": False, "why": "contradiction: no retry, then a retry, with no age bound",
+      "voice": "self-contradicting", "contradiction": True}),
+    ("t28-good-relative-clause-negation-young-resend", {
+        "checkpoint": "Intent committed to the journal before the call; result after it.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Open intents are looked up by key. Ones that the provider doesn't "
+                          "know are resent with the same key while under 24 h old; older ones go "
+                          "to an operator.",
+        "failureMode": "Past 24 h an operator settles every open charge."},
+     {"passed": True, "why": "the negation is the relative clause's", "voice": "terse"}),
+    # the key made at the moment of sending: anew for every attempt
+    ("t28-bad-stuffed-key-minted-when-request-goes-out", {
+        "checkpoint": "Write-ahead intent commit before the provider call, outcome committed "
+                      "after; replayable journal.",
+        "idempotency": "Idempotency-Key header, a ULID minted by the SDK when the request goes "
+                       "out, for provider-side dedup.",
+        "resumeProtocol": "Reconcile open intents by lookup-by-key, same-key resend within 24h, "
+                          "escalation to an operator beyond it.",
+        "failureMode": "Operator toil past retention."},
+     {"passed": False, "why": "the key is made per send: a retry has a new one",
+      "voice": "keyword-stuffed"}),
+    ("t28-bad-key-stamped-at-time-of-dispatch", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A random key stamped on the request at the moment of dispatch.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "a key per dispatch: every attempt has a new one",
+      "voice": "terse"}),
+    ("t28-good-key-made-once-before-send", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "A random key generated once and journaled with the intent before the "
+                       "request is sent; every resend reads it back.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": True, "why": "the key is made once and journaled", "voice": "terse"}),
+    # t28-attack-*: a stranger's attack on the reader fitted to HELDOUT18/19 (stop s13): 14
+    # outlines, 8 wrong verdicts (5 bad ones passing), fixed by class
+    ("t28-attack-bad-resend-after-long-weekend", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; a miss is resent with the same key, "
+                          "even if the worker only returns after a long weekend.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "a resend after a long weekend: past 24 h a duplicate",
+      "voice": "attack"}),
+    ("t28-attack-bad-resend-when-ops-restarts-monday", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Whenever the service comes back, be it minutes or days later, open "
+                          "intents the provider cannot find are resent with their key.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "a resend days later: past 24 h a duplicate", "voice": "attack"}),
+    ("t28-attack-bad-key-includes-worker-boot-id", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key = run id + step + the worker's boot id, so keys never collide "
+                       "across machines.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                       "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the boot id changes on restart: a new key after the crash",
+      "voice": "attack"}),
+    ("t28-attack-bad-key-salted-per-dispatch", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "sha256(run_id, step, payload, salt) where the salt is drawn fresh "
+                       "each time the dispatcher fires the request.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "a fresh salt per dispatch: a new key every attempt",
+      "voice": "attack"}),
+    ("t28-attack-bad-fm-late-recoveries-self-heal", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "One extra write per call; even a resume two days later sorts itself "
+                       "out without anyone's help."},
+     {"passed": False, "why": "past 24 h the design escalates: 'without anyone's help' is false",
+      "voice": "attack"}),
+    ("t28-attack-bad-fm-provider-never-forgets", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Every open intent is resent with its key on restart.",
+        "failureMode": "An extra write per call; the provider's memory of a key outlasts any "
+                       "outage we could have."},
+     {"passed": False, "why": "a blind resend; the key is forgotten after 24 h", "voice": "attack"}),
+    ("t28-attack-bad-intent-after-dispatch-sideways", {
+        "checkpoint": "The request is handed to the HTTP client, and while it is in flight we "
+                      "record the intent; the result is stored when it lands.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the intent is written after the call left: W2 loses it",
+      "voice": "attack"}),
+    ("t28-attack-bad-escalate-all-hand-to-finance", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "An intent with no outcome is never touched by the worker; finance "
+                          "gets a ticket for each one and reconciles it against the PSP.",
+        "failureMode": "Finance has to reconcile by hand."},
+     {"passed": False, "why": "every open intent goes to a person, even inside the retention",
+      "voice": "attack"}),
+    ("t28-attack-good-unusual-words-ledger-first", {
+        "checkpoint": "Before money moves, a 'pending' line goes into our ledger table and is "
+                      "committed; the PSP call comes after, and its answer replaces the "
+                      "pending line.",
+        "idempotency": "The dedup token is the ledger line's natural key: run, step, body hash. "
+                       "Rebuilt identically on any retry.",
+        "resumeProtocol": "Pending lines are checked against the PSP by token. Known there: "
+                          "copy the answer. Unknown and less than a day old: send again with "
+                          "the token. Older: freeze the run and open a ticket.",
+        "failureMode": "A ticket per pending line older than a day, and a PSP read per "
+                       "pending line on restart."},
+     {"passed": True, "why": "intent, derived key, lookup, young resend, escalate",
+      "voice": "attack"}),
+    ("t28-attack-good-actor-mailbox", {
+        "checkpoint": "The payment actor persists a ChargeIntended event (with its key) and "
+                      "only then messages the gateway; ChargeSucceeded is persisted on reply.",
+        "idempotency": "Key = hash of actor id, sequence number and payload; the same on every "
+                       "replay.",
+        "resumeProtocol": "On restart the actor replays its events; a ChargeIntended with no "
+                          "outcome is queried at the gateway by key; absent and within 24 h it "
+                          "is sent again with that key; beyond that the actor waits for an "
+                          "operator.",
+        "failureMode": "Beyond 24 h the actor waits for an operator even when nothing was "
+                       "charged."},
+     {"passed": True, "why": "intent event, derived key, lookup then young resend, escalate",
+      "voice": "attack"}),
+    ("t28-attack-good-terse-checklist", {
+        "checkpoint": "1) persist intent+key 2) call 3) persist outcome",
+        "idempotency": "key = f(run, step, args), deterministic",
+        "resumeProtocol": "open intent -> query provider by key -> hit: record; miss <24h: "
+                          "same-key resend; miss >=24h: escalate",
+        "failureMode": "escalation past 24h; one query per open intent"},
+     {"passed": True, "why": "the whole safe design in arrows", "voice": "attack"}),
+    ("t28-attack-good-fm-plain-cost-bookkeeping", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "tradeOff": "More bookkeeping: every charge leaves two rows behind, and someone has to "
+                    "sort out the ones stranded past a day."},
+     {"passed": True, "why": "true costs said plainly", "voice": "attack"}),
+    ("t28-attack-bad-resend-ignores-clock", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; when the provider says it has "
+                          "nothing, we resend with the same key, no matter what the clock says.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "the resend ignores the intent's age: past 24 h a duplicate",
+      "voice": "attack"}),
+    ("t28-attack-bad-key-new-on-restart-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Each worker process stamps its own key on a charge when it picks the "
+                       "step up; within one process retries keep it.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "a restarted worker stamps another key: the lookup misses and "
+      "the resend charges twice", "voice": "attack"}),
+    # a second round of the attack (4 outlines, 2 bad ones passing, fixed by class)
+    ("t28-attack-bad-resend-following-day", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; a miss is resent with the same key, "
+                          "including when we only get to it the following day.",
+        "failureMode": "A lookup per open intent on recovery."},
+     {"passed": False, "why": "a resend the following day", "voice": "attack"}),
+    ("t28-attack-bad-key-includes-retry-count-sideways", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id and step, with the number of tries so far "
+                       "appended so each try is traceable.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "Past 24 h an operator settles open charges."},
+     {"passed": False, "why": "the try count changes the key", "voice": "attack"}),
+    ("t28-attack-bad-fm-no-human-ever", {
+        "checkpoint": "Intent committed before the charge, result after.",
+        "idempotency": "Key derived from run id, step and payload digest; stable across retries.",
+        "resumeProtocol": "Look the open intent up by key; if missing and under 24 h, resend "
+                          "with the same key; older goes to an operator.",
+        "failureMode": "One extra write per call, and recovery is fully hands-off at any age."},
+     {"passed": False, "why": "past 24 h it escalates: hands-off is false", "voice": "attack"}),
+    ("t28-attack-good-plain-words", {
+        "checkpoint": "We note down what we are about to charge, and make sure that note is "
+                      "safely on disk, before we ask the bank for money; the bank's answer is "
+                      "noted after.",
+        "idempotency": "The charge carries a label worked out from the run and the step, so "
+                       "asking twice gives the same label.",
+        "resumeProtocol": "After a crash we ask the bank whether it knows that label; if it "
+                          "does we keep its answer; if not and the note is less than a day old "
+                          "we ask again with the same label; older notes go to a person.",
+        "failureMode": "Notes older than a day wait for a person, and each charge costs a disk "
+                       "write."},
+     {"passed": True, "why": "the whole safe design in plain words", "voice": "attack"}),
 ]

@@ -391,10 +391,13 @@ HELD_OUT = [e for e in HELDOUT6 + HELDOUT7 if _fold(e[0]) == HELD_FOLD]
 #: one untuned measurement (15/21, 19/21), its 8 disagreements fixed by class at stop s13
 #: (variants t26-*, and a stranger's attack on the result, t26-attack-*): 21/21 both ways;
 #: HELDOUT16 and HELDOUT17 after their one untuned measurement (14/21, 16/21 and 12/21, 18/21),
-#: their 25 disagreements fixed by class at stop s13 (variants t27-*, attacks t27-attack-*).
+#: their 25 disagreements fixed by class at stop s13 (variants t27-*, attacks t27-attack-*);
+#: HELDOUT18 and HELDOUT19 after their one untuned measurement (15/21, 21/21 and 18/21, 18/21),
+#: their 13 disagreements (3 bad outlines passing) fixed by class at stop s13 (variants t28-*,
+#: a stranger's attack on the result, t28-attack-*): 42/42 each.
 FITTED = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
           + HELDOUT8 + HELDOUT9 + HELDOUT11B + HELDOUT11C + HELDOUT12B + HELDOUT13 + ATTACKS12
-          + HELDOUT14 + HELDOUT15 + HELDOUT16 + HELDOUT17)
+          + HELDOUT14 + HELDOUT15 + HELDOUT16 + HELDOUT17 + HELDOUT18 + HELDOUT19)
 
 #: Each held-out set's ONE untuned measurement (good passed, good, bad failed, bad), taken before
 #: the reader was fixed for what it showed. HELDOUT6 (written blind, measured by the coordinator)
@@ -489,8 +492,9 @@ UNTUNED15: list = HELDOUT15
 #: floor.
 UNTUNED16: list = HELDOUT16
 UNTUNED17: list = HELDOUT17
-#: HELDOUT18 and HELDOUT19 (42 outlines each, 21 good, 21 bad, written blind at stop s13): their
-#: one measurement, on the reader of 6a10838, is their floor.
+#: HELDOUT18 and HELDOUT19 (42 outlines each, 21 good, 21 bad, written blind at stop s13): tuned
+#: on at stop s13 (fitted, FITTED); their one measurement, on the reader of 6a10838, stays their
+#: floor.
 UNTUNED18: list = HELDOUT18
 UNTUNED19: list = HELDOUT19
 

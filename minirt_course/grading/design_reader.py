@@ -413,7 +413,11 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
         Term(Resume.RETRY_WITHIN_RETENTION, "resend with the same key within the provider's "
              "retention, escalate past it", ()),
         Term(Resume.FAIL_AND_COMPENSATE, "mark failed and compensate", (
-            r"compensat", r"refund", r"roll ?back", r"\bsaga", r"\bundo", r"\babort",
+            # "the saga is parked for an operator": the saga named as the run, held, not
+            # compensated (stop s13, HELDOUT18)
+            r"compensat", r"refund", r"roll ?back", r"\bsaga(?!\w* (is |gets |stays |remains |are "
+            r")?(parked|paused|held|suspended|halted|frozen|left (open|uncertain|pending|for))\b)",
+            r"\bundo", r"\babort",
             r"(mark|marks|set)\w* (the )?(run )?(as )?fail", r"fail (the run|it)\b",
             r"cancel (the )?(order|run|charge)", r"\bvoid\b")),
         Term(Resume.ESCALATE, "escalate: leave the run uncertain for an operator", (
@@ -484,6 +488,10 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"\b(ends? up|lands?|goes|go|sent|routed) (with|at|to|in) (the )?(support|ops|customer "
               r"service|back ?office|finance)( team| desk| queue)?\b",
               r"nobody can (know|tell|settle)",
+              # stop s13 (HELDOUT19): the run said to wait for a person ("just sits there
+              # waiting for someone", "waits on somebody to look")
+              r"\b(wait\w*|sits?|sitting|stays?|parked|idles?|idling) (\w+ ){0,3}(for|on) (someone|"
+              r"somebody|anyone|anybody|a person|people|an? (engineer|admin|operator))\b",
               r"\b(hand|hands|handed|pass|passes|passed|give|gives|route|routes|routed)\w* (\w+ ){0,3}"
               r"to (a |the |our )?(support|operators?|humans?|persons?|ops|on ?call|staff)\b"),
     "wrong": (r"wrong (result|receipt|amount|charge)", r"orphan", r"(not|never) refunded",
@@ -515,7 +523,12 @@ CLAIMS: dict[str, tuple[str, ...]] = {
               r"identical|byte for byte|byte identical|the very same|the same) (\w+ ){0,3}(body|"
               r"bodies|params|parameters|payload|request|arguments|args|amount|fields)\b",
               r"\b(needs?|requires?|relies on|depends on|assumes?)\b (\w+ ){0,3}(lease|lock|single "
-              r"owner|one owner|mutex|leader|fencing)\w*"),
+              r"owner|one owner|mutex|leader|fencing)\w*",
+              # stop s13 (HELDOUT18): what the design needs said plainly ("if the run store is
+              # down we cannot charge at all", "availability of the journal bounds
+              # availability of payments", "needs a search that is never stale")
+              r"\b(run |event |state |our |the )(store|storage|log|journal|database|db)s? (is |goes |"
+              r"being )?(down|unavailable|unreachable|offline)\b", r"\bavailability\b"),
     "cost": (r"\b(real|actual|full|extra|additional) (provider |psp |api )?(requests?|calls?|round "
              r"?trips?|charge attempts?)\b", r"latency", r"\bslow", r"fsync", r"extra (journal |database |db )?(write|fsync|"
              r"round ?trip|request|lookup|call|query|storage|row)", r"round ?trips?",
@@ -528,7 +541,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"requests?|lookups?|search\w*|api calls?|calls?|round ?trips?|tables?|events?|"
              r"rows?|process\w*|moving parts)",
              r"(writes?|commits?|fsyncs?|inserts?|lookups?|requests?|search\w*|round ?trips?|"
-             r"events?|rows?|api calls?) (per|for (each|every)|each|every|instead of)\b",
+             r"events?|rows?|api calls?|reads?) (per|for (each|every)|each|every|instead of)\b",
              r"\bper (call|payment|charge|tool call|activity|intent|open intent|step)\b",
              r"\bslower\b", r"\bmore slow\b", r"\bwaits? for (a |one |the )?(\w+ )?(disk|fsync|"
              r"flush|commit|write)", r"\b(grows?|growth)\b", r"\bcompact", r"moving parts",
@@ -542,6 +555,12 @@ CLAIMS: dict[str, tuple[str, ...]] = {
              r"stands? or falls) (\w+ ){0,2}on (the |that |this |our |its |a )?(\w+'?s? ){0,2}(search|"
              r"lookup|look up|index|query|queries|reference search|api|provider|psp|processor|"
              r"gateway)", r"\bp9\d\b", r"\bdelays?\b",
+             # stop s13 (HELDOUT18): the search's freshness needed ("needs a search that is
+             # never stale", "assumes the lookup is always up to date")
+             r"\b(needs?|requires?|assumes?|relies on|depends on|trusts?) (a |an |the |that |our )?"
+             r"([\w']+ ){0,2}(search|lookup|index|query|queries)\w* (that is |which is |to be |being |is "
+             r")?(never |always |not )?(stale|fresh|accurate|consistent|up to date|current|complete|"
+             r"reliable|lagging)\b",
              r"\ba relay\b", r"\bdelay(s|ed|ing)?\b",
              r"\b(writes|storage|latency|disk usage|size) (double|triple)s?\b",
              r"\b(process|service|component|table|daemon|worker|part|system|relay|queue|broker|"
@@ -641,6 +660,11 @@ _NEGATORS = {"no", "not", "never", "without", "don't", "dont", "doesn't", "doesn
              "unlike"}
 _DENIED_AFTER = re.compile(r"\b(impossible|never|cannot|can't|ruled out|prevented|avoided|"
                            r"eliminated)\b")
+#: A relative clause about another noun after a claim ("an operator is paged even for a request
+#: that was never sent"): a denial inside it denies that noun, not the claim (stop s13 attacks
+#: on HELDOUT19's wording). "a duplicate that can never happen" has no other noun and is read.
+_OTHER_NOUN_CLAUSE = re.compile(r"\b(for|of|with|including|about|to) (a|an|the|every|each|any|"
+                                r"those|these|one|ones) (\w+ ){0,2}?(that|which|who)\b")
 #: An outcome said to pass ("a customer can briefly see a charge for a room never booked") is
 #: a cost of the design, not a failure the sweep must show.
 _TEMPORARY = re.compile(r"\b(briefly|temporarily|for a (while|moment|short time)|for (a few|some) "
@@ -678,7 +702,8 @@ _REAL_WORDS = frozenset({"intend", "intends", "intended", "event", "events", "ev
                          "result", "results", "resulted", "insult", "persists", "journals",
                          "change", "indent", "indents", "invent", "invents", "lockup",
                          "bequest", "derive", "derives", "receiver", "receives", "recorder",
-                         "aster", "stared", "resents", "retires", "stoned", "deriver"})
+                         "aster", "stared", "resents", "retires", "stoned", "deriver",
+                         "retried"})  # "are retried" is not mended to "retries" (stop s13)
 
 
 def _edit1(a: str, b: str) -> bool:
@@ -739,7 +764,18 @@ _OUT_VERBS = {"carried", "carry", "carries", "carrying", "sent", "send", "sends"
 _NO_NEED = re.compile(r"\b(no need|never any need|not necessary|unnecessary) (to|for)\b[^.;]{0,50}$")
 #: A mechanism said to be done by another party ("the provider does the reconciliation for us").
 _DELEGATED = re.compile(r"\b(provider|psp|stripe|gateway|bank|processor)\b (\w+ )?(does|do|handles?|"
-                        r"takes? care of|performs?)\b[^.;]{0,20}$")
+                        r"takes? care of|performs?)\b(?! not\b)[^.;]{0,20}$")  # "charges which the
+# provider does not report are retried": not delegated (stop s13)
+
+
+#: "instead of"/"rather than" scoping over a short verb phrase ("parked for an operator instead
+#: of being compensated blindly"): every word of it is negated, up to a new subject (stop s13,
+#: HELDOUT18). "instead of a refund we resend" is cut at "we".
+_INSTEAD_OF = re.compile(r"\b(instead of|rather than|in place of)\b")
+_A_NEW_SUBJECT = re.compile(r"\b(we|it|they|i|you|then|and|the (worker|runtime|run|agent))\b")
+
+
+_RELATIVE = {"that", "which", "who", "whose"}
 
 
 def _negated(text: str, start: int, window: int = 3) -> bool:
@@ -749,6 +785,10 @@ def _negated(text: str, start: int, window: int = 3) -> bool:
     clause = _CLAUSE.split(text[:start])[-1]
     if _NO_NEED.search(clause):
         return True  # "there's no need to call the lookup endpoint or reconcile anything"
+    instead = list(_INSTEAD_OF.finditer(clause))
+    if instead and len(clause[instead[-1].end():].split()) <= 5 and not _A_NEW_SUBJECT.search(
+            clause[instead[-1].end():]):
+        return True  # "parked for an operator instead of being compensated blindly"
     every = clause.split()
     words = every[-window:]
     after = text[start:].split()[:1]  # "intents without a result | are resent": scope ended
@@ -757,6 +797,11 @@ def _negated(text: str, start: int, window: int = 3) -> bool:
                 and every[len(every) - len(words) + i - 1] in _OUT_VERBS:
             continue  # "reconciliation is carried out by resending": a phrasal verb
         if w in _NEGATORS or w.endswith("n't"):
+            at = len(every) - len(words) + i
+            if (i + 1 < len(words) and after and after[0] in _PASSIVE_AUX
+                    and _RELATIVE & set(every[max(0, at - 4):at])):
+                continue  # "charges that the provider doesn't find | are resent": the negator
+                # is the relative clause's, not the main verb's (stop s13, HELDOUT19)
             ends = _AUXILIARIES | (_NP_ENDS if w != "without" else set())
             if w in _DETERMINERS and ends & set(words[i + 1:] + after):
                 continue
@@ -853,6 +898,19 @@ _MISS_AS_PROOF = (
     r"effect|take effect|reached|landed|arrived)|(a |the |an )?(not found|miss|404|empty (answer|"
     r"result|lookup|search)|no (match|hit|record))s? (is|are|means|proves|counts as) (final|proof|"
     r"conclusive|definitive|authoritative|certain)\b)[^.;]{0,40}" + _RESEND)
+#: What follows a time compared as an age ("now() - sent_at < 24h", "the intent's timestamp is
+#: inside the 24 h retention"): a lookahead refusing the match (stop s13, HELDOUT18).
+_AN_AGE_TEST = (r"(?![^.;:]{0,30}\b(under|less than|more than|inside|within|older|younger|past|"
+                r"beyond|outside|over|than|retention|ago)\b|[^.;:]{0,30}\b24 ?h)")
+#: A resend said safe without condition ("Because the key is deterministic, RESEND is always
+#: safe", "resending is safe at any time"): true only while the provider keeps the key. Read by
+#: :func:`_out_of_scope` only when the resume field bounds nothing by age (:data:`_AGE_BOUND`);
+#: "a resend within 24 h is always safe" is not read (issue 17, stop s13, HELDOUT19).
+_ALWAYS_SAFE = (
+    r"(\b(re ?send\w*|re ?sent|re ?tr(y|ies|ied|ying)\w*|sending (it )?again)\b[^.;]{0,30}\b(is|are|"
+    r"stays?|remains?|will be|becomes?) (always|forever|unconditionally|perfectly|completely|"
+    r"totally|100%) (\w+ )?safe\b|\b(always|forever|unconditionally) safe to (re ?send|retry|"
+    r"send (it )?again)\b)")
 #: A resume field bounding its resend by age or retention, and the late case said as "by then".
 _AGE_BOUND = re.compile(r"\b(24 ?h\w*|24 hours?|\d+ ?(h|hours?|days?)\b|retention|ttl|a day|one "
                         r"day|older|younger|age\b|expir\w*|window|escalat\w*|operator)")
@@ -1028,9 +1086,10 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
     ),
     "idempotency": (
         # the key lives only in process memory; the run id changes on resume; the provider has
-        # nowhere to take the key (stop s12 attacks)
+        # nowhere to take the key (stop s12 attacks); "kept on the ChargeRequest object", a
+        # named object (stop s13, HELDOUT19)
         (r"\b(uuid|random|generated|minted|created|made)\b[^.;]{0,60}\b(kept|held|cached|stored|"
-         r"lives?|saved)( only)? (on|in) (the |a )?(worker|process|object|instance|memory|ram|"
+         r"lives?|saved)( only)? (on|in) (the |a )?([\w']+ )?(worker|process|object|instance|memory|ram|"
          r"variable|attribute|local)\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the key lives only in process memory: a restarted worker makes another"),
         (r"\b(resumed|restarted|recovered|new) (run|process|worker|attempt)s? (is |are |gets |get )?"
@@ -1071,7 +1130,9 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          "the key changes between attempts"),
         (r"\b(unless|except|otherwise|in which case|or else|sometimes)\b[^.;]{0,40}\b(random|"
          r"fresh|new|uuid)\b", Idempotency.RANDOM_PER_ATTEMPT, "the key is new in some attempts"),
+        # "+ the worker's boot id", "the instance id" (stop s13 attacks)
         (r"\b(hostname|host name|pid|process id|pod name|worker id|machine name|thread id|getpid|"
+         r"boot ?ids?|instance ids?|incarnation (id|number)|"
          r"gethostname|thread ident|get ident|current thread|threading)\b|"
          # "prefixed with the name of the pod that sends it" (stop s13 attacks)
          r"\b(name|id|identity|address|ip|number)s? of the (current |sending |local |executing )?"
@@ -1154,6 +1215,19 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"(request|call|charge|attempt|retry|it) (is |was |gets |got )?(sent|made|issued|"
          r"dispatched|fired|submitted|posted|goes out|leaves)\b",  # "+ the second at which it
          Idempotency.RANDOM_PER_ATTEMPT, "the time of the send is part of the key"),  # goes out"
+        # a part drawn anew each time the request goes out ("the salt is drawn fresh each time
+        # the dispatcher fires the request"; stop s13 attacks)
+        (r"\b(fresh|new|anew|random|unique|different)\w*\b[^.;]{0,30}\b(each|every) time\b[^.;]{0,30}"
+         r"\b(send|sends|sent|fire|fires|fired|dispatch\w*|retr\w*|call|calls|goes out|posts?)\b",
+         Idempotency.RANDOM_PER_ATTEMPT, "a part of the key is new on every send"),
+        # the key made at the moment of sending ("a UUIDv7 generated by the HTTP client at send
+        # time", "minted when the request goes out"): anew for every attempt (stop s13,
+        # HELDOUT18); "made once, before the send, and journaled" is not read
+        (r"\b(generat\w*|made|minted|created|assigned|drawn|produced|stamped)\b(?:(?!\b(once|"
+         r"journal\w*|stored|persist\w*|saved|before)\b)[^.;]){0,50}\b(at send time|at (the )?"
+         r"(time|moment) of (sending|the send|dispatch)|(when|as) (the request|the call|it) (is "
+         r"sent|goes out|is dispatched))", Idempotency.RANDOM_PER_ATTEMPT,
+         "the key is made at send time, anew for every attempt"),
         # issue 17 HELDOUT16/17 (stop s13): the hashed payload carries the clock ("key =
         # md5(run + step + body)  # body includes 'requested_at': time.time()"), and a new
         # identifier per attempt with a word between ("a new UUID per HTTP attempt"); a time
@@ -1169,9 +1243,13 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
          r"in each|every|each) (http|api|network|physical|individual|single|delivery|send|transport)"
          r" (attempt|retry|try|request|call)s?\b", Idempotency.RANDOM_PER_ATTEMPT,
          "a new key on every attempt"),
+        # a time in an age test is not in the key ("miss and now() - sent_at < 24h: resend
+        # with effect_key", "only if the intent's timestamp is inside the 24 h retention";
+        # issue 17, stop s13, HELDOUT18): the time word followed by a comparison is not read
         (r"\b(key|token|id|uuid|nonce|it|recomput\w*|regenerat\w*|comput\w*|built|made|derived)s?"
          r"\b[^.;]{0,60}\b(timestamp|current time|time\.time|now\(\)|"
-         r"datetime)|\b(timestamp|current time|time\.time|now\(\)|datetime)[^.;]{0,40}\b(key|"
+         r"datetime)" + _AN_AGE_TEST + r"|\b(timestamp|current time|time\.time|now\(\)|datetime)"
+         + _AN_AGE_TEST + r"[^.;]{0,40}\b(key|"
          r"token|id)s?\b", Idempotency.RANDOM_PER_ATTEMPT,
          "the current time is part of the key"),
         (r"(never|not|n't) (\w+ ){0,2}(sen[dt]|pass\w*|includ\w*|forward\w*|attach\w*|hand\w*|"
@@ -1301,14 +1379,18 @@ QUALIFIERS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # stop s13 attacks: a resend said to go out at a late moment too ("resend with the
         # same key, whether the worker comes back in a minute or the next morning")
         (rf"{_RESEND}[^.;]{{0,80}}\b(whether|if|when|even if|even when|or|be it)\b[^.;]{{0,60}}\b(next "
-         r"(morning|day|week)|tomorrow|(days?|weeks?) (later|since|after)|after a (weekend|week|long "
-         r"outage)|over the weekend)\b(?![^.;]{0,40}\b(operator|escalat\w*|human|ticket|manual\w*|instead|not|"
+         r"(morning|day|week)|tomorrow|(days?|weeks?) (later|since|after)|following (morning|day|week)|after a (weekend|week|long "
+         r"outage|long weekend|holiday|vacation)|over the weekend|after (the )?(holidays|a long "
+         r"weekend))\b(?![^.;]{0,40}\b(operator|escalat\w*|human|ticket|manual\w*|instead|not|"
          r"never)\b)", Resume.BLIND_RETRY, "the resend goes out at a late moment too, past the "
          "key's retention"),
         (r"\b(do not|don't|never|without|doesn't|does not) (look\w* at|check\w*|consider\w*|care "
          r"about|regard\w*|tak\w* into account) (how old|the age|its age|the intent'?s age|how long "
          r"ago)", Resume.BLIND_RETRY, "the resend ignores the intent's age, past the key's "
          "retention"),  # stop s13 attacks: "we do not look at how old the intent is"
+        (_ALWAYS_SAFE, Resume.BLIND_RETRY,
+         "the resend is said safe at any age: past the retention the provider has forgotten the "
+         "key"),
         (_MISS_AS_PROOF, Resume.BLIND_RETRY,
          "a miss is taken as proof at any age: past the retention the provider has forgotten the "
          "key"),
@@ -1383,7 +1465,7 @@ DENIALS: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
         # not read) in a field that then resends
         (r"(?:^|(?<=[.;\n]))\s*(we |it |the run |the worker |the agent |the system )?(never|do not|"
          r"don't|does not|doesn't|will not|won't) (re ?send|retry|resubmit|re ?charge|charge again)\w* (a |the |any )?"
-         r"(payment|charge|call|request|it)?s?( again)?( automatically| on (our|its) own| by "
+         r"(payment|charge|call|request|it|anything|everything|them)?s?( again)?( automatically| on (our|its) own| by "
          r"(itself|ourselves))?\s*(?=[.;\n]|$)",
          frozenset({Resume.REPLAY_AND_LOOKUP, Resume.RETRY_WITHIN_RETENTION, Resume.BLIND_RETRY}),
          "a payment is never resent"),
@@ -1547,6 +1629,9 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
             _A_REFERENCE.search(t) or (_AGE_BOUND.search(t) and not _LATE_SAID.search(
                 t[max(0, start - 60):end]))):
         return True  # a miss bounded by age elsewhere in the field, or a reference searched
+    if field_name == "resumeProtocol" and m.re.pattern == _ALWAYS_SAFE and (
+            _A_REFERENCE.search(t) or _AGE_BOUND.search(t)):
+        return True  # "a resend inside 24 h is always safe": the age is bounded in the field
     if _REJECTED_ALTERNATIVE.search(sentence):
         return True
     line_end = t.find("\n", m.end())
@@ -1560,8 +1645,18 @@ def _out_of_scope(field_name: str, t: str, m: re.Match[str]) -> bool:
         clause = _CLAUSE.split(t[:m.start()])[-1]
         return bool(_END_OF_STEP.search(clause) or _NEXT_STEP.search(clause))
     if field_name == "idempotency":
-        return bool(_OTHER_ID.search(sentence))
+        return bool(_OTHER_ID.search(sentence)) or bool(re.match(
+            r"(never|not) sen[dt]\b", m.group(0)) and _A_CALL_NEVER.search(
+            t[max(0, m.start() - 40):m.start()]))
     return False
+
+
+#: A call, not the key, said never sent ("after 25 h even a call that was never sent gets
+#: escalated"): what precedes the "never sent" qualifier when it is not about the key (stop s13,
+#: HELDOUT19). "a key that is never sent" is still read.
+_A_CALL_NEVER = re.compile(r"\b(call|charge|request|payment|booking|one|ones|effect|attempt)s? "
+                           r"(that |which )?(was |were |is |are |has been |had been |have been )?"
+                           r"(really |actually |in fact )?(even )?$")
 
 
 #: An undoer said to be left out of the key, or a step other than the one the call is in ("the
@@ -1752,10 +1847,12 @@ _THE_CHARGE = re.compile(r"\b(charg\w*|pay\w*|psp|stripe|card|money|bill\w*|debi
 
 
 #: A lookup a person makes ("it goes straight to a human who checks the provider and
-#: decides"): the run waits for that person, the runtime looks nothing up (issue 17, HELDOUT12B).
+#: decides", "we page someone to go check the provider"): the run waits for that person, the
+#: runtime looks nothing up (issue 17, HELDOUT12B; "to" at stop s13, HELDOUT19).
 _PERSON_LOOKS = re.compile(r"\b(human|person|operator|someone|somebody|support|ops|on ?call|admin|"
-                           r"staff|people|engineer)s?\b,? ((who|that|then|will|can|must|has to|have "
-                           r"to|should|manually|later|by hand|personally|first) )*(check|look|quer|"
+                           r"staff|people|engineer|finance|accounting|back ?office|treasury)s?\b,? "
+                           r"(?:[^.;]{0,40}\band |((who|that|then|will|can|must|has to|have "
+                           r"to|to|should|manually|later|by hand|personally|first) )*)(check|look|quer|"
                            r"search|ask|verif|consult|inspect|reconcil|find|go)\w*[^.;]*")
 
 
@@ -1787,8 +1884,15 @@ def _about_the_charge(t: str) -> str:
 #: only after the call; I changed it.", "I had a UUID per request at first, which is wrong"):
 #: a draft marker, and a change said in that sentence or the next (issue 17, HELDOUT13).
 _DRAFT = re.compile(r"\b((my|our|the|an?) (first|earlier|previous|old|original|initial) (draft|"
-                    r"version|design|attempt|idea|answer)|at first|originally|initially|i used to|"
-                    r"we used to|before i (changed|fixed|revised))\b", re.I)
+                    r"version|design|attempt|idea|answer|thought|instinct|plan|take)|at first|"
+                    r"originally|initially|i used to|we used to|before i (changed|fixed|revised)|"
+                    r"i'?d started (with|by)|i (had )?started (with|by)|i first (thought|tried|"
+                    r"had|wanted|wrote))\b", re.I)
+#: Where, in a sentence about a draft, the design that replaces it begins ("My first idea was
+#: X, but ..., so instead: the intent goes into the journal", "Final answer: ..."): what
+#: follows is kept and read (stop s13, HELDOUT18).
+_TURN = re.compile(r"\b(so instead|instead|final answer|my final answer|in the end|what i'?d "
+                   r"(actually )?do|what i (would )?(actually )?do)\s*[:,]\s*", re.I)
 _CHANGED = re.compile(r"\b(changed|dropped|replaced|wrong|fixed|no longer|now|instead|switched|"
                       r"removed|corrected|revised|scrapped|abandoned|mistake)\b", re.I)
 
@@ -1815,10 +1919,11 @@ def without_drafts(text: str) -> str:
     if not isinstance(text, str) or not _DRAFT.search(text):
         return text
     sentences = re.split(r"(?<=[.!?\n])\s*", text)
-    kept = [x for i, x in enumerate(sentences) if not (_DRAFT.search(x) and (
-        _CHANGED.search(x) or (i + 1 < len(sentences) and re.match(r"\s*(now|so now|today|these "
-                                                                   r"days)\b", sentences[i + 1],
-                                                                   re.I))))]
+    kept = [x[_TURN.search(x).end():] if _DRAFT.search(x) and _TURN.search(x, _DRAFT.search(
+        x).end()) else x for i, x in enumerate(sentences) if not (
+        _DRAFT.search(x) and not _TURN.search(x, _DRAFT.search(x).end()) and (
+            _CHANGED.search(x) or (i + 1 < len(sentences) and re.match(
+                r"\s*(now|so now|today|these days)\b", sentences[i + 1], re.I))))]
     return " ".join(kept) if kept else text
 
 
@@ -2038,7 +2143,14 @@ _YOUNG_RESENDS = (
     # is within the provider's retention period" (HELDOUT14)
     re.compile(rf"{_RESEND}[^.;]{{0,120}}?; (this|that|it|which) (is |gets )?(only |just )?(done|"
                rf"happens|allowed|applies|permitted|used)\b[^.;]{{0,20}}?{_YOUNG}[^.;]{{0,40}}?"
-               rf"({_RETENTION}|\bit\b|\bthat\b)"))
+               rf"({_RETENTION}|\bit\b|\bthat\b)"),
+    # the next sentence bounds the resend ("... is resent with the stored key. That only holds
+    # while the provider remembers the key (24h), so if the intent is older we don't resend";
+    # "This is safe only inside the 24 h window"; stop s13, HELDOUT18)
+    re.compile(rf"{_RESEND}[^.;]{{0,160}}?[.;] (this|that|it|which|the resend|resending|a resend)"
+               rf" (\w+ )?(only )?(holds|works|is safe|is correct|is true|applies|is valid|is "
+               rf"fine|is ok|is sound|helps)\b[^.;]{{0,20}}?{_YOUNG}[^.;]{{0,40}}?({_RETENTION}|"
+               rf"\bit\b|\bthat\b)"))
 
 
 def _resends_when_young(t: str) -> Iterator[re.Match[str]]:
@@ -2073,8 +2185,12 @@ def resend_within_retention(t: str) -> re.Match[str] | None:
     if not re.search(_RETENTION, t):
         return None
     t = re.sub(r"(?<=[a-z_])\.(?=[a-z_])", " ", t)  # "resend(i.key) if now - i.at < 24*3600"
-    m = next((m for m in _resends_when_young(t) if not _subject_kept(t, m.start())), None)
-    if m is None or not _PAST_IT.search(t[m.end():]):
+    # the first young resend followed by a past-retention branch: a match ending on a negated
+    # resend ("while the provider remembers the key, ... we don't resend") does not hide a
+    # later one (stop s13, HELDOUT18)
+    m = next((m for m in _resends_when_young(t) if not _subject_kept(t, m.start())
+              and _PAST_IT.search(t[m.end():])), None)
+    if m is None:
         return None
     late = _qualifier("resumeProtocol", t)  # "otherwise we resend it too": no branch escalates
     return None if late and late[0] == Resume.BLIND_RETRY else m
@@ -2174,7 +2290,17 @@ _NO_CAUSE = re.compile(r"\b(no|not a single|not one|none of the|nothing)\b [^.;:
 #: refuses a second charge", "the provider accepts a second charge under one reference"): the
 #: risk the design guards against, not an outcome it shows (issue 17, HELDOUT11).
 _GUARDED_AGAINST = re.compile(r"\b(refus|reject|block|stop|catch|detect|accept|allow|permit|"
-                              r"lets?|turn\w* away|dedup\w*)\w* (\w+ )?(a |the |any )?$")
+                              r"lets?|turn\w* away|dedup\w*)\w* (\w+ )?(a |the |any )?$|"
+                              # stop s13 (HELDOUT19): "the search is the only thing standing
+                              # between us and a double charge", "guards us against a duplicate"
+                              r"\b(stand|stands|standing|stood) between (us|the customer|them|"
+                              r"the user|the card|customers|users) and (a |the |any )?$|\b(protect|"
+                              r"guard|shield|save|keep)\w* (us|the customer|customers|users?|them|the "
+                              r"card) (from|against) (a |the |any )?$")
+#: A failure named only as the worse choice ("I accept all that; a double charge is worse"):
+#: a preference, not a failure the design claims (stop s13, HELDOUT19).
+_WORSE = re.compile(r"^\w*\s*(\w+ ){0,2}(is|are|would be|'s) (far |much |even |a lot |way |still )?(worse|"
+                    r"the (bigger|greater|worse|larger) (evil|problem|risk|harm))\b")
 
 
 #: A failure mode that says it finds none ("I can't see a real failure mode or cost here"):
@@ -2220,7 +2346,17 @@ _SETTLES_ITSELF = re.compile(r"\b(late|old|older|every|all|any)( \w+)? (recover\
                              r"crash\w*|resum\w*|cases?)( \w+)? (is |are |gets? )?(handled|settled|"
                              r"resolved|recovered|closed|finished) (fully |completely )?"
                              r"(automatically|on (its|their) own|by (itself|themselves)|without "
-                             r"(a |any )?(human|person|operator))")
+                             r"(a |any )?(human|person|operator))|"
+                             # "even a resume two days later sorts itself out without anyone's
+                             # help" (stop s13 attacks)
+                             r"\b(sorts?|works?|straightens?|irons?) (itself|themselves) out\b|"
+                             r"\bwithout (anyone|anybody|any human|a human|a person|an operator)'?s? "
+                             r"(help|involvement|intervention|input)\b|"
+                             # "recovery is fully hands-off at any age" (stop s13 attacks)
+                             r"\b(hands ?off|unattended|zero ?touch)\b[^.;]{0,20}\b(at any age|always|"
+                             r"however late|whatever|in every case|no matter)\b|\b(always|fully|"
+                             r"completely|entirely) (hands ?off|unattended|zero ?touch)\b(?! (inside|"
+                             r"within|under|for|until|up to|before)\b)")
 
 
 def read_claims(text: str) -> Claims:
@@ -2249,7 +2385,8 @@ def read_claims(text: str) -> Claims:
                         _CLAUSE.split(t[m.start():])[0])))
                     or _NOTHING_IS.search(clause)  # "nobody is ever paged" (stop s13 attacks)
                     or _NO_SUBJECT_ASIDE.search(before) or _NO_CAUSE.search(before)
-                    or (cat != "limit" and _DENIED_AFTER.search(after))):
+                    or (cat != "limit" and _DENIED_AFTER.search(
+                        after[:m2.start()] if (m2 := _OTHER_NOUN_CLAUSE.search(after)) else after))):
                 denied.add(cat)
                 continue
             named.add(cat)
@@ -2260,7 +2397,8 @@ def read_claims(text: str) -> Claims:
                          t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
             conditional = (_CONDITIONAL.search(_sentence(t, m))
                            or _CONDITIONAL.search(t[opened:m.start()]))
-            guarded = (cat == "duplicate" and _GUARDED_AGAINST.search(clause)) or (
+            guarded = (cat == "duplicate" and (_GUARDED_AGAINST.search(clause) or _WORSE.match(
+                after))) or (
                 cat in ("wrong", "lost") and _HANDED_OFF.search(_sentence(t, m))) or (
                 cat == "wrong" and _A_WINDOW_TOLD.search(_sentence(t, m)))
             if cat in ("duplicate", "lost", "wrong") and _OUTSIDE_THE_SWEEP.search(
@@ -2308,7 +2446,8 @@ _DURABLE_WRITE = re.compile(
 _OUT_CALL = re.compile(
     r"\b(call|calls|calling|charg(e|es|ing)|pay|pays|paying|talk\w* to|ask\w* (the )?(bank|"
     r"provider|psp|gateway)|send(s|ing)?|post|invok\w*|dispatch\w*|hand\w* (the )?(task|"
-    r"command|job)|executor|worker|relay|take the money|authori[sz]\w*|hit|hits|hitting)\b")
+    r"command|job)|executor|worker|relay|take the money|authori[sz]\w*|hit|hits|hitting|"
+    r"messages|messaging|contacts)\b")  # "only then messages the gateway" (stop s13 attacks)
 _OF_REPLY = re.compile(r"\b(answer\w*|repl(y|ies)|result\w*|response\w*|resp|receipt\w*|"
                        r"outcome\w*|completion|completed|confirmed|done|succeeded|says ok|"
                        r"returns?|returned|comes back|came back|charged|booked)\b")
@@ -2359,7 +2498,8 @@ def ordered_write_before_call(t: str) -> str:
 
 
 _KEY_SOURCE = re.compile(r"\b(run|runs|run's|saga|orchestration|workflow\w*|order|step|row|"
-                         r"event|message|command|version|activity\w*|operation)\b")
+                         r"event|message|command|version|activity\w*|operation|actor|actor's|"
+                         r"sequence|seq)\b")  # "hash of actor id, sequence number" (s13)
 _KEY_STABLE = re.compile(r"\b(the same|same (key|id|ref|tag|reference|value|string)|reuses?d?|"
                          r"reusing|fixed|unchanged|(not|never|n't|doesn't|does not) change\w*|"
                          r"identical|repeated|stable|constant|never mints?|pure functions?|"
