@@ -362,6 +362,8 @@ from design_corpus_heldout16 import HELDOUT16  # noqa: E402
 from design_corpus_heldout17 import HELDOUT17  # noqa: E402
 from design_corpus_heldout18 import HELDOUT18  # noqa: E402
 from design_corpus_heldout19 import HELDOUT19  # noqa: E402
+from design_corpus_heldout20 import HELDOUT20  # noqa: E402
+from design_corpus_heldout21 import HELDOUT21  # noqa: E402
 from design_corpus_tuning import TUNING  # noqa: E402
 
 
@@ -454,7 +456,11 @@ UNTUNED_FIGURES = {"HELDOUT4": (10, 12, 13, 13), "HELDOUT5": (10, 12, 11, 12),
                    # written blind at stop s13 (two more writers, 42 outlines each, fourteen
                    # voices new to the corpora), measured once by the coordinator on the reader
                    # of 6a10838 (after HELDOUT15/16/17's fixes) with measure18.py, measure19.py
-                   "HELDOUT18": (15, 21, 21, 21), "HELDOUT19": (18, 21, 18, 21)}
+                   "HELDOUT18": (15, 21, 21, 21), "HELDOUT19": (18, 21, 18, 21),
+                   # written blind at stop s13 (two more writers, fourteen more voices),
+                   # measured once by the coordinator on the final reader of stop s13 (b7ba9ad,
+                   # after HELDOUT18/19's fixes) with measure20.py, measure21.py; not tuned on
+                   "HELDOUT20": (20, 21, 19, 21), "HELDOUT21": (18, 21, 19, 21)}
 #: The held-out sets not yet used to tune the reader: HELDOUT6 and HELDOUT7, each written blind
 #: (HELDOUT7 by a writer who had read neither the reader nor any earlier corpus); HELDOUT7's
 #: figure is its one measurement, by benchmarks/design_reader_nlp.py before anything was tuned.
@@ -497,6 +503,10 @@ UNTUNED17: list = HELDOUT17
 #: floor.
 UNTUNED18: list = HELDOUT18
 UNTUNED19: list = HELDOUT19
+#: HELDOUT20 and HELDOUT21 (42 outlines each, 21 good, 21 bad, written blind at stop s13): not
+#: tuned on; their one measurement, on the reader of b7ba9ad, is their floor.
+UNTUNED20: list = HELDOUT20
+UNTUNED21: list = HELDOUT21
 
 
 def _agrees(grade: DesignGrade, expected: dict) -> bool:
@@ -508,7 +518,7 @@ def test_the_corpora_hold_at_least_150_outlines_with_verdict_and_reason() -> Non
     entries = (TUNING + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + UNTUNED + UNTUNED7
                + UNTUNED8 + UNTUNED9 + UNTUNED10 + UNTUNED11 + UNTUNED12A + UNTUNED12B
                + UNTUNED13 + UNTUNED14 + UNTUNED15 + UNTUNED16 + UNTUNED17 + UNTUNED18
-               + UNTUNED19)
+               + UNTUNED19 + UNTUNED20 + UNTUNED21)
     assert len(entries) + len(CORPUS) >= 150
     names = [n for n, _, _ in entries] + [n for n, _, _ in CORPUS]
     assert len(set(names)) == len(names)
@@ -538,7 +548,8 @@ def test_agreement_on_the_untuned_held_out_set_does_not_regress() -> None:
             "HELDOUT12A": UNTUNED12A, "HELDOUT12B": UNTUNED12B, "HELDOUT13": UNTUNED13,
             "HELDOUT14": UNTUNED14, "HELDOUT15": UNTUNED15,
             "HELDOUT16": UNTUNED16, "HELDOUT17": UNTUNED17,
-            "HELDOUT18": UNTUNED18, "HELDOUT19": UNTUNED19}
+            "HELDOUT18": UNTUNED18, "HELDOUT19": UNTUNED19,
+            "HELDOUT20": UNTUNED20, "HELDOUT21": UNTUNED21}
     for name, entries in sets.items():
         good_pass = sum(grade_design_outline(o).passed for _, o, e in entries if e["passed"])
         bad_fail = sum(not grade_design_outline(o).passed for _, o, e in entries
