@@ -2377,9 +2377,11 @@ def read_claims(text: str) -> Claims:
             if any(a <= m.start() < b for a, b in unseen):
                 denied.add(cat)  # "I can't see a real failure mode or cost here"
                 continue
-            # the sentence up to the claim (from its last '.', ';' or ':')
-            before = t[max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
-                           t.rfind(":", 0, m.start())) + 1:m.start()]
+            # the sentence up to the claim, from its last '.', ';' or ':' ("not atomic: if the
+            # charge ...")
+            opened = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
+                         t.rfind(":", 0, m.start())) + 1
+            before = t[opened:m.start()]
             if (_negated(causes_blank, m.start(), window=4) or _NO_SUBJECT.search(clause)
                     or (cat == "stuck" and (_NOBODY_NEEDED.search(clause) or _KEPT_OUT.match(
                         _CLAUSE.split(t[m.start():])[0])))
@@ -2393,10 +2395,7 @@ def read_claims(text: str) -> Claims:
             distributive = clause.split()[-1:] in (["per"], ["each"], ["every"], ["any"])
             passing = (_TEMPORARY.search(clause + t[m.start():m.end()] + after)
                        or (cat == "lost" and _UNTIL_SETTLED.search(_sentence(t, m))))
-            opened = max(t.rfind(".", 0, m.start()), t.rfind(";", 0, m.start()),
-                         t.rfind(":", 0, m.start())) + 1  # "not atomic: if the charge ..."
-            conditional = (_CONDITIONAL.search(_sentence(t, m))
-                           or _CONDITIONAL.search(t[opened:m.start()]))
+            conditional = _CONDITIONAL.search(_sentence(t, m)) or _CONDITIONAL.search(before)
             guarded = (cat == "duplicate" and (_GUARDED_AGAINST.search(clause) or _WORSE.match(
                 after))) or (
                 cat in ("wrong", "lost") and _HANDED_OFF.search(_sentence(t, m))) or (
